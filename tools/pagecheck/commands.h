@@ -1,0 +1,21 @@
+#pragma once
+/// Subcommands of the `pagecheck` executable. Each add_*_command registers one subcommand on
+/// the app; its callback stores the process exit status in `exit_code`.
+///
+/// Exit status convention: 0 success, 1 a check failed (counterexample, regression, missing
+/// evidence), 2 bad usage or bad input (named in the message), 3 internal or CUDA error.
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+
+namespace pagecheck::cli {
+
+/// Bad usage or bad input: main prints the message and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void add_verify_command(CLI::App& app, int& exit_code);
+void add_list_command(CLI::App& app, int& exit_code);
+
+}  // namespace pagecheck::cli

@@ -1,0 +1,38 @@
+/// `pagecheck`: verification and bandwidth harness for paged-attention and KV-cache kernels.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"pagecheck: verify and benchmark paged-attention and KV-cache copy kernels"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "pagecheck 0.1.0");
+  int exit_code = 0;
+  pagecheck::cli::add_verify_command(app, exit_code);
+  pagecheck::cli::add_list_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const pagecheck::cli::UsageError& e) {
+    std::cerr << "pagecheck: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "pagecheck: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "pagecheck: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return exit_code;
+}
