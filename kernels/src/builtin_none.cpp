@@ -2,6 +2,8 @@
 #include "pagecheck/registry.h"
 
 namespace pagecheck {
-bool builtin_kernels_available() { return false; }
+bool builtin_kernels_available() {
+  return false;
+}
 void register_builtin_kernels(VariantRegistry&) {}
 }  // namespace pagecheck

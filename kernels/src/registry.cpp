@@ -117,6 +117,16 @@ void VariantRegistry::load_plugin(const std::string& path) {
     throw RegistryError("plugin " + path + ": cannot load: " + (err ? err : "unknown error"));
   }
   std::shared_ptr<void> owned(handle, [](void* h) { dlclose(h); });
+  const auto* abi = static_cast<const int*>(dlsym(handle, PAGECHECK_PLUGIN_ABI_SYMBOL));
+  if (abi == nullptr) {
+    throw RegistryError("plugin " + path + ": missing symbol " + PAGECHECK_PLUGIN_ABI_SYMBOL +
+                        " (declare it with PAGECHECK_PLUGIN_DECLARE_ABI())");
+  }
+  if (*abi != PAGECHECK_PLUGIN_ABI_VERSION) {
+    throw RegistryError("plugin " + path + ": built for plugin ABI version " +
+                        std::to_string(*abi) + ", this pagecheck expects " +
+                        std::to_string(PAGECHECK_PLUGIN_ABI_VERSION));
+  }
   void* symbol = dlsym(handle, PAGECHECK_PLUGIN_REGISTER_SYMBOL);
   if (symbol == nullptr) {
     throw RegistryError("plugin " + path + ": missing symbol " +

@@ -17,5 +17,9 @@ struct UsageError : std::runtime_error {
 
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
+void add_selftest_command(CLI::App& app, int& exit_code);
+void add_golden_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);
+void add_review_command(CLI::App& app, int& exit_code);
 
 }  // namespace pagecheck::cli

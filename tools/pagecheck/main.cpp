@@ -13,6 +13,10 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   pagecheck::cli::add_verify_command(app, exit_code);
   pagecheck::cli::add_list_command(app, exit_code);
+  pagecheck::cli::add_selftest_command(app, exit_code);
+  pagecheck::cli::add_golden_command(app, exit_code);
+  pagecheck::cli::add_bench_command(app, exit_code);
+  pagecheck::cli::add_review_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

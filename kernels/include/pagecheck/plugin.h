@@ -2,8 +2,10 @@
  * or external, is registered, described, checked and launched.
  *
  * A plugin is a shared library exporting
+ *     const int pagecheck_plugin_abi_version;          (PAGECHECK_PLUGIN_DECLARE_ABI())
  *     int pagecheck_plugin_register(const pc_host* host);
- * which calls host->add_variant once per variant and returns 0 (non-zero = failure).
+ * The host refuses a plugin whose ABI version differs from its own; the registration function
+ * calls host->add_variant once per variant and returns 0 (non-zero = failure).
  * All pointers given to a variant are device pointers unless stated otherwise; all strides are
  * in elements and 64-bit. Plain C, no CUDA headers: streams travel as `void*` (cudaStream_t).
  */
@@ -22,6 +24,24 @@ extern "C" {
 
 /** Name of the registration function a plugin exports. */
 #define PAGECHECK_PLUGIN_REGISTER_SYMBOL "pagecheck_plugin_register"
+/** Name of the `const int` a plugin exports holding the ABI version it was built for. */
+#define PAGECHECK_PLUGIN_ABI_SYMBOL "pagecheck_plugin_abi_version"
+
+#if defined(__GNUC__)
+#define PAGECHECK_PLUGIN_VISIBLE __attribute__((visibility("default")))
+#else
+#define PAGECHECK_PLUGIN_VISIBLE
+#endif
+
+/** Put once in a plugin's source: exports the ABI version the plugin was compiled against. */
+#ifdef __cplusplus
+#define PAGECHECK_PLUGIN_DECLARE_ABI() \
+  extern "C" PAGECHECK_PLUGIN_VISIBLE const int pagecheck_plugin_abi_version = \
+      PAGECHECK_PLUGIN_ABI_VERSION;
+#else
+#define PAGECHECK_PLUGIN_DECLARE_ABI() \
+  PAGECHECK_PLUGIN_VISIBLE const int pagecheck_plugin_abi_version = PAGECHECK_PLUGIN_ABI_VERSION;
+#endif
 
 typedef enum pc_dtype {
   PC_DTYPE_FLOAT32 = 0,  /**< IEEE binary32 */

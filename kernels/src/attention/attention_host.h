@@ -1,0 +1,35 @@
+#pragma once
+/// Host side of the paged-attention variants: argument checks, workspace size and launch
+/// through the compile-time dispatch. Used by the C-ABI descriptors in builtin_variants.cpp.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "common/kernel_status.h"
+#include "pagecheck/plugin.h"
+
+namespace pagecheck::kernels {
+
+/// The three built-in paged-attention designs (docs/kernels.md).
+enum class AttentionVariant : int {
+  kV1Baseline = 0,  ///< one block per (seq, head), per-thread-group query loads
+  kV1SharedQ = 1,   ///< one block per (seq, head), query loaded once into shared memory
+  kV2Split = 2,     ///< partitions of kPartitionSize tokens + a reduction kernel
+};
+
+/// can_implement: OK, or why the variant cannot run `args` (field named in the message).
+KernelStatus check_attention(AttentionVariant variant, const pc_paged_attention_args* args);
+/// Workspace bytes `launch_attention` needs (0 for v1).
+std::size_t attention_workspace_bytes(AttentionVariant variant,
+                                      const pc_paged_attention_args* args);
+/// Checks, then enqueues the kernel(s) on `stream`; never synchronizes.
+KernelStatus launch_attention(AttentionVariant variant, const pc_paged_attention_args* args,
+                              void* workspace, cudaStream_t stream);
+
+struct AttentionParams;
+/// Compile-time dispatch over dtype, head size, block size and variant (attention_dispatch.cu).
+KernelStatus dispatch_attention(AttentionVariant variant, pc_dtype dtype, int64_t head_size,
+                                int64_t block_size, const AttentionParams& params,
+                                cudaStream_t stream);
+
+}  // namespace pagecheck::kernels

@@ -1,0 +1,29 @@
+#pragma once
+/// Human-readable forms of reports and comparisons: the terminal table and Markdown.
+#include <string>
+
+#include "pagecheck/bench/compare.h"
+#include "pagecheck/bench/report.h"
+
+namespace pagecheck::bench {
+
+/// Fixed-width table for the terminal: one line per (shape, variant) with median, noise,
+/// bandwidth and share of the family's ceiling, flags at the end of the line.
+std::string render_report_table(const BenchReport& report);
+
+/// Markdown for a pull request or docs: provenance, ceilings, a table per variant and, when the
+/// report holds several variants, a side-by-side table of each variant against the first.
+/// `plot_link` (may be empty) is the relative path of the SVG plot, embedded as an image.
+std::string render_report_markdown(const BenchReport& report, const std::string& plot_link);
+
+/// The notes of one result: "ABOVE CEILING", "not converged", the status message.
+std::string result_flags(const VariantResult& result);
+
+/// "12.3", "1234", "0.456": a time or rate with about three significant digits.
+std::string format_number(double value);
+/// "1.5 KiB", "120 MiB", "2.0 GiB".
+std::string format_bytes(int64_t bytes);
+/// "12.5%".
+std::string format_percent(double fraction);
+
+}  // namespace pagecheck::bench

@@ -1,0 +1,135 @@
+#pragma once
+/// The bandwidth report: what one `pagecheck bench` run measured, with the provenance a reviewer
+/// needs (device, driver, clocks, CUDA version, git revision, kernel sources' content hash).
+/// Stored as JSON (schema "pagecheck.bandwidth/1"); recorded copies live under
+/// fixtures/bandwidth/<family>-<hash12>.json.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pagecheck/bench/bytes.h"
+#include "pagecheck/bench/shapes.h"
+#include "pagecheck/bench/statistics.h"
+
+namespace pagecheck::bench {
+
+/// Schema tag written into every report.
+inline constexpr const char* kReportSchema = "pagecheck.bandwidth/1";
+
+/// A report that cannot be read or is inconsistent; the message names the file and field.
+/// Derives from std::invalid_argument: the CLI exits 2 on it.
+struct ReportError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Outcome of one variant on one shape.
+enum class RunStatus {
+  kOk,           ///< measured
+  kUnsupported,  ///< the variant does not handle the shape (declared or can_implement)
+  kFailed,       ///< launch failed or the output check failed (message says which)
+};
+/// "ok", "unsupported", "failed".
+const char* status_name(RunStatus status);
+
+/// Measurement of one variant on one shape.
+struct VariantResult {
+  std::string variant;                ///< variant name
+  RunStatus status = RunStatus::kOk;  ///< outcome
+  std::string message;                ///< why unsupported / failed, or a measurement note
+  SampleSummary time_us;              ///< kernel time per call, microseconds (cold samples)
+  double gbps = 0;                    ///< effective bandwidth: shape bytes / median time
+  double ceiling_share = 0;           ///< gbps / the family's ceiling gbps
+  bool above_ceiling = false;         ///< gbps > 1.05 x the ceiling: suspicious, flagged
+  bool converged = true;              ///< noise reached the target before the sample/time cap
+};
+
+/// All variants on one shape.
+struct ShapeResult {
+  BenchShape shape;                     ///< the problem
+  ByteCount bytes;                      ///< bytes the kernel must move (bytes.h)
+  std::vector<VariantResult> variants;  ///< one per benchmarked variant, in report order
+  /// The result of `variant`, or nullptr.
+  const VariantResult* find(const std::string& variant) const;
+};
+
+/// A bandwidth ceiling measured in the same run.
+struct CeilingResult {
+  std::string kind;       ///< "copy" (device-to-device cudaMemcpyAsync) or "read" (streaming)
+  std::string method;     ///< one line: how it was measured
+  int64_t bytes = 0;      ///< bytes moved per call (copy: read + written)
+  SampleSummary time_us;  ///< time per call, microseconds
+  double gbps = 0;        ///< bytes / median time
+};
+
+/// The device and software the report was measured on.
+struct Environment {
+  std::string device;                ///< e.g. "NVIDIA H200"
+  std::string compute_capability;    ///< e.g. "9.0"
+  int64_t sm_count = 0;              ///< multiprocessors
+  int64_t l2_bytes = 0;              ///< L2 cache size
+  int64_t memory_bytes = 0;          ///< global memory size
+  std::string pci_bus_id;            ///< e.g. "0000:19:00.0"
+  std::string driver_version;        ///< display driver, e.g. "570.124.06" (nvidia-smi)
+  std::string cuda_driver_version;   ///< CUDA version the driver supports, e.g. "12.8"
+  std::string cuda_runtime_version;  ///< CUDA runtime the tool was built with, e.g. "13.0"
+  int64_t sm_clock_mhz = 0;          ///< current SM clock when measured
+  int64_t mem_clock_mhz = 0;         ///< current memory clock when measured
+  int64_t max_sm_clock_mhz = 0;      ///< maximum SM clock
+  int64_t max_mem_clock_mhz = 0;     ///< maximum memory clock
+  std::string clock_source;          ///< "nvidia-smi" or "cudaDeviceGetAttribute (peak only)"
+};
+
+/// How samples were taken.
+struct MethodSettings {
+  std::string timing = "cold";  ///< each sample after an L2 flush, CUDA events
+  int64_t l2_flush_bytes = 0;   ///< size of the buffer memset before every sample
+  int64_t warmup = 0;           ///< untimed launches before sampling
+  int64_t min_samples = 0;      ///< samples taken at least
+  int64_t max_samples = 0;      ///< samples taken at most
+  double max_noise = 0;         ///< stop once noise (IQR / median) is below this
+  double timeout_s = 0;         ///< stop sampling one measurement after this wall time
+  uint64_t seed = 0;            ///< seed of the random inputs and block tables
+};
+
+/// One bench run of one kernel family.
+struct BenchReport {
+  std::string schema = kReportSchema;  ///< schema tag
+  std::string tool_version;            ///< "pagecheck 0.1.0"
+  std::string family;                  ///< family name, e.g. "paged_attention"
+  std::string source_hash;             ///< SHA-256 content hash of the family's kernel sources
+  std::string git_revision;            ///< commit of the tree measured ("unknown" outside git)
+  bool git_dirty = false;              ///< the working tree differed from git_revision
+  std::string date;                    ///< UTC, ISO 8601
+  std::string sweep;                   ///< "default", "quick" or "custom"
+  Environment environment;             ///< device and software
+  MethodSettings method;               ///< sampling settings
+  CeilingResult copy_ceiling;          ///< device-to-device copy ceiling
+  CeilingResult read_ceiling;          ///< read-only streaming ceiling
+  std::vector<std::string> variants;   ///< benchmarked variants, in order
+  std::vector<ShapeResult> shapes;     ///< per shape, per variant results
+
+  /// The ceiling the family is judged against: copy for the copy kernels, read for attention.
+  const CeilingResult& family_ceiling() const;
+  /// Throws ReportError (prefixed with `origin`) when fields are inconsistent: unknown family,
+  /// a shape of another family, a result for a variant not in `variants`, negative numbers.
+  void validate(const std::string& origin) const;
+};
+
+/// The report as JSON.
+nlohmann::json to_json(const BenchReport& report);
+/// Parses a report; throws ReportError naming `origin` and the missing or bad field.
+BenchReport report_from_json(const nlohmann::json& json, const std::string& origin);
+/// Reads a report file; throws ReportError naming the path when unreadable or corrupt.
+BenchReport read_report(const std::string& path);
+/// Writes the report as pretty JSON through a temporary file renamed into place, so a failed
+/// write leaves nothing half-written. Throws std::runtime_error naming the path.
+void write_report(const BenchReport& report, const std::string& path);
+
+/// Writes `text` to `path` through a temporary file renamed into place; throws
+/// std::runtime_error naming the path on failure.
+void write_text_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace pagecheck::bench

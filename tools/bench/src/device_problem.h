@@ -1,0 +1,49 @@
+#pragma once
+/// Device inputs of one bench shape, built directly on the GPU: random caches, query and K/V
+/// (never zeros), block tables drawn as a random permutation of a realistic pool, slot mappings
+/// that fill randomly chosen blocks in order, and the family's args struct pointing at them.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "device_buffer.h"
+#include "pagecheck/bench/shapes.h"
+#include "pagecheck/plugin.h"
+
+namespace pagecheck::bench::detail {
+
+/// Device tensors of one problem plus the pc_*_args a variant launches with.
+class DeviceProblem {
+ public:
+  /// Allocates and fills every tensor for `shape` (synchronizes). Throws CudaError when the
+  /// device runs out of memory (the message names the allocation size).
+  DeviceProblem(const BenchShape& shape, uint64_t seed, cudaStream_t stream);
+
+  /// Pointer to the family's args struct (pc_paged_attention_args, pc_gather_args or
+  /// pc_reshape_and_cache_args), valid while this object lives.
+  const void* args() const;
+  /// Sets every output byte to 0xFF (NaN in every dtype); enqueued on `stream`.
+  void poison_outputs(cudaStream_t stream);
+  /// After one launch on poisoned outputs: "" when exactly the elements the kernel must write
+  /// are finite (attention, gather: every output element; reshape_and_cache: the tokens' cache
+  /// slots and nothing else), else what is wrong. Synchronizes.
+  std::string check_outputs(cudaStream_t stream);
+
+ private:
+  BenchShape shape_;
+  pc_cache_layout cache_{};
+  DeviceBuffer key_cache_, value_cache_;  ///< paged caches
+  DeviceBuffer key_, value_;              ///< contiguous K/V (copy families)
+  DeviceBuffer query_, out_;              ///< attention query and output
+  DeviceBuffer block_table_, context_lens_, slot_mapping_;
+  DeviceBuffer counter_;  ///< output-check counter
+  pc_paged_attention_args attention_{};
+  pc_gather_args gather_{};
+  pc_reshape_and_cache_args reshape_{};
+  int64_t key_span_ = 0, value_span_ = 0, token_elems_ = 0;
+  /// Non-finite elements among `count` at `data`.
+  int64_t count_nonfinite_elements(const void* data, int64_t count, cudaStream_t stream);
+};
+
+}  // namespace pagecheck::bench::detail

@@ -1,0 +1,184 @@
+/// The report model's checks and its JSON writing (reading is in report_read.cpp).
+#include <unistd.h>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+#include "pagecheck/bench/report.h"
+#include "pagecheck/registry.h"
+
+namespace pagecheck::bench {
+
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw ReportError(where + ": " + what);
+}
+
+json summary_json(const SampleSummary& s) {
+  return {{"samples", s.samples}, {"median", s.median}, {"q1", s.q1},     {"q3", s.q3},
+          {"min", s.min},         {"max", s.max},       {"mean", s.mean}, {"noise", s.noise}};
+}
+
+json shape_json(const BenchShape& s) {
+  return {{"family", family_name(s.family)},
+          {"label", s.label},
+          {"group", s.group},
+          {"dtype", dtype_name(s.dtype)},
+          {"num_tokens", s.num_tokens},
+          {"num_seqs", s.num_seqs},
+          {"context_len", s.context_len},
+          {"num_heads", s.num_heads},
+          {"num_kv_heads", s.num_kv_heads},
+          {"head_size", s.head_size},
+          {"block_size", s.block_size},
+          {"num_blocks", s.num_blocks}};
+}
+
+json ceiling_json(const CeilingResult& c) {
+  return {{"kind", c.kind},
+          {"method", c.method},
+          {"bytes", c.bytes},
+          {"time_us", summary_json(c.time_us)},
+          {"gbps", c.gbps}};
+}
+
+}  // namespace
+
+const char* status_name(RunStatus status) {
+  switch (status) {
+    case RunStatus::kOk:
+      return "ok";
+    case RunStatus::kUnsupported:
+      return "unsupported";
+    case RunStatus::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+const VariantResult* ShapeResult::find(const std::string& variant) const {
+  for (const auto& v : variants) {
+    if (v.variant == variant) return &v;
+  }
+  return nullptr;
+}
+
+const CeilingResult& BenchReport::family_ceiling() const {
+  return family == "paged_attention" ? read_ceiling : copy_ceiling;
+}
+
+void BenchReport::validate(const std::string& origin) const {
+  if (schema != kReportSchema) {
+    fail(origin, "schema '" + schema + "' is not " + kReportSchema);
+  }
+  pc_family fam{};
+  try {
+    fam = parse_family(family);
+  } catch (const std::invalid_argument& e) {
+    fail(origin, e.what());
+  }
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const auto& sr = shapes[i];
+    const std::string where =
+        origin + ": shapes[" + std::to_string(i) + "] '" + sr.shape.label + "'";
+    if (sr.shape.family != fam) fail(where, "shape of another family in a " + family + " report");
+    for (std::size_t k = 0; k < i; ++k) {
+      if (shapes[k].shape.label == sr.shape.label) fail(where, "duplicate shape label");
+    }
+    for (const auto& v : sr.variants) {
+      if (std::find(variants.begin(), variants.end(), v.variant) == variants.end()) {
+        fail(where, "result for variant '" + v.variant + "' not listed in 'variants'");
+      }
+      if (v.status == RunStatus::kOk && (v.time_us.samples <= 0 || !(v.time_us.median > 0))) {
+        fail(where, "variant '" + v.variant + "' is ok but has no positive median time");
+      }
+    }
+  }
+}
+
+json to_json(const BenchReport& r) {
+  const Environment& e = r.environment;
+  const MethodSettings& m = r.method;
+  json shapes = json::array();
+  for (const auto& sr : r.shapes) {
+    json vars = json::array();
+    for (const auto& v : sr.variants) {
+      vars.push_back({{"variant", v.variant},
+                      {"status", status_name(v.status)},
+                      {"message", v.message},
+                      {"time_us", summary_json(v.time_us)},
+                      {"gbps", v.gbps},
+                      {"ceiling_share", v.ceiling_share},
+                      {"above_ceiling", v.above_ceiling},
+                      {"converged", v.converged}});
+    }
+    shapes.push_back({{"shape", shape_json(sr.shape)},
+                      {"bytes_read", sr.bytes.read},
+                      {"bytes_written", sr.bytes.written},
+                      {"variants", vars}});
+  }
+  return {{"schema", r.schema},
+          {"tool_version", r.tool_version},
+          {"family", r.family},
+          {"source_hash", r.source_hash},
+          {"git_revision", r.git_revision},
+          {"git_dirty", r.git_dirty},
+          {"date", r.date},
+          {"sweep", r.sweep},
+          {"environment",
+           {{"device", e.device},
+            {"compute_capability", e.compute_capability},
+            {"sm_count", e.sm_count},
+            {"l2_bytes", e.l2_bytes},
+            {"memory_bytes", e.memory_bytes},
+            {"pci_bus_id", e.pci_bus_id},
+            {"driver_version", e.driver_version},
+            {"cuda_driver_version", e.cuda_driver_version},
+            {"cuda_runtime_version", e.cuda_runtime_version},
+            {"sm_clock_mhz", e.sm_clock_mhz},
+            {"mem_clock_mhz", e.mem_clock_mhz},
+            {"max_sm_clock_mhz", e.max_sm_clock_mhz},
+            {"max_mem_clock_mhz", e.max_mem_clock_mhz},
+            {"clock_source", e.clock_source}}},
+          {"method",
+           {{"timing", m.timing},
+            {"l2_flush_bytes", m.l2_flush_bytes},
+            {"warmup", m.warmup},
+            {"min_samples", m.min_samples},
+            {"max_samples", m.max_samples},
+            {"max_noise", m.max_noise},
+            {"timeout_s", m.timeout_s},
+            {"seed", m.seed}}},
+          {"ceilings",
+           {{"copy", ceiling_json(r.copy_ceiling)}, {"read", ceiling_json(r.read_ceiling)}}},
+          {"variants", r.variants},
+          {"results", shapes}};
+}
+
+void write_text_file_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(path + ": cannot open for writing");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot rename the temporary file into place");
+  }
+}
+
+void write_report(const BenchReport& report, const std::string& path) {
+  report.validate(path);
+  write_text_file_atomic(path, to_json(report).dump(2) + "\n");
+}
+
+}  // namespace pagecheck::bench

@@ -1,0 +1,108 @@
+/// JSON round trip of reports and clear errors for corrupt files.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "pagecheck/bench/report.h"
+#include "synthetic_report.h"
+
+namespace pagecheck::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::make_report;
+
+std::string temp_path(const std::string& name) {
+  return (fs::temp_directory_path() /
+          ("pagecheck_bench_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+BenchReport sample() {
+  auto r = make_report("paged_attention", std::string(64, 'd'), {"v1_baseline", "v2_split"},
+                       {{{12.5, 0.013}, {140.25, 0.004}}, {{11.0, 0.02}, {150.0, 0.01}}});
+  r.shapes[1].variants[1].status = RunStatus::kUnsupported;
+  r.shapes[1].variants[1].message = "needs context > 512";
+  r.shapes[0].variants[0].above_ceiling = true;
+  r.shapes[0].variants[1].converged = false;
+  r.git_dirty = true;
+  r.method.seed = 0xFFFFFFFFFFFFFFFFull;  // survives as an unsigned 64-bit number
+  return r;
+}
+
+TEST(ReportJson, RoundTripPreservesEveryField) {
+  const BenchReport r = sample();
+  const nlohmann::json j = to_json(r);
+  const BenchReport back = report_from_json(j, "memory");
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.shapes[1].variants[1].status, RunStatus::kUnsupported);
+  EXPECT_EQ(back.shapes[1].shape.label, "mha_b2_c512");
+  EXPECT_EQ(back.method.seed, 0xFFFFFFFFFFFFFFFFull);
+  EXPECT_DOUBLE_EQ(back.shapes[0].variants[0].time_us.median, 12.5);
+  EXPECT_TRUE(back.shapes[0].variants[0].above_ceiling);
+}
+
+TEST(ReportJson, FileRoundTripAndNoTemporaryLeftBehind) {
+  const std::string path = temp_path("report.json");
+  write_report(sample(), path);
+  EXPECT_EQ(to_json(read_report(path)), to_json(sample()));
+  for (const auto& e : fs::directory_iterator(fs::path(path).parent_path())) {
+    EXPECT_EQ(e.path().string().find(path + ".tmp"), std::string::npos) << e.path();
+  }
+  fs::remove(path);
+}
+
+TEST(ReportJson, TruncatedFileNamesThePath) {
+  const std::string path = temp_path("truncated.json");
+  const std::string text = to_json(sample()).dump(2);
+  std::ofstream(path) << text.substr(0, text.size() / 2);
+  try {
+    read_report(path);
+    FAIL() << "truncated report accepted";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+  fs::remove(path);
+  EXPECT_THROW(read_report(path), ReportError);  // missing file
+}
+
+TEST(ReportJson, MissingOrMistypedFieldsAreNamed) {
+  auto expect_error = [](nlohmann::json j, const std::string& part) {
+    try {
+      report_from_json(j, "r.json");
+      ADD_FAILURE() << "accepted; expected an error mentioning " << part;
+    } catch (const ReportError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("r.json", 0), 0u) << e.what();
+    }
+  };
+  const nlohmann::json good = to_json(sample());
+  auto j = good;
+  j.erase("source_hash");
+  expect_error(j, "missing field 'source_hash'");
+  j = good;
+  j["results"][0]["variants"][0]["time_us"]["median"] = "fast";
+  expect_error(j, "results[0].variants[0].time_us: field 'median' must be a number");
+  j = good;
+  j["results"][0]["variants"][0]["status"] = "great";
+  expect_error(j, "unknown status 'great'");
+  j = good;
+  j["schema"] = "other/2";
+  expect_error(j, "schema 'other/2'");
+  j = good;
+  j["results"][0]["variants"][0]["variant"] = "unlisted";
+  expect_error(j, "variant 'unlisted' not listed");
+  j = good;
+  j["results"][1]["shape"]["family"] = "gather_cached_kv";
+  j["results"][1]["shape"]["num_tokens"] = 64;
+  expect_error(j, "shape of another family");
+  j = good;
+  j["results"][0]["shape"]["num_blocks"] = 1;
+  expect_error(j, "pool of 1 blocks");
+}
+
+}  // namespace
+}  // namespace pagecheck::bench

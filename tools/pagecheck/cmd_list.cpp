@@ -1,0 +1,121 @@
+/// `pagecheck list`: every registered kernel variant by family, with its description, dtypes,
+/// head sizes, block sizes, capabilities and origin (built-in or plugin path).
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "pagecheck/registry.h"
+
+namespace pagecheck::cli {
+namespace {
+
+struct ListOptions {
+  bool json = false;                 ///< print JSON instead of the table
+  std::vector<std::string> plugins;  ///< plugin shared libraries to load first
+  std::string family;                ///< only this family (empty: all)
+};
+
+constexpr pc_family kFamilies[] = {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV,
+                                   PC_FAMILY_RESHAPE_AND_CACHE};
+
+std::vector<std::string> dtype_names(uint32_t mask) {
+  std::vector<std::string> out;
+  const char* names[] = {"float32", "float16", "bfloat16"};
+  for (int d = 0; d < 3; ++d) {
+    if (mask & (1u << d)) out.emplace_back(names[d]);
+  }
+  return out;
+}
+
+std::vector<std::string> cap_names(uint32_t caps) {
+  std::vector<std::string> out;
+  if (caps & PC_CAP_ALIBI) out.emplace_back("alibi");
+  if (caps & PC_CAP_STRIDED_TOKENS) out.emplace_back("strided_tokens");
+  if (caps & PC_CAP_PADDED_CACHE) out.emplace_back("padded_cache");
+  if (caps & PC_CAP_LARGE_CACHE) out.emplace_back("large_cache");
+  return out;
+}
+
+template <typename T>
+std::string joined(const std::vector<T>& items) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < items.size(); ++i) os << (i ? " " : "") << items[i];
+  return items.empty() ? "-" : os.str();
+}
+
+nlohmann::json to_json(const VariantInfo& v) {
+  return {{"family", family_name(v.variant.family)},
+          {"name", v.name},
+          {"description", v.description},
+          {"dtypes", dtype_names(v.variant.dtype_mask)},
+          {"head_sizes", v.head_sizes},
+          {"block_sizes", v.block_sizes},
+          {"caps", cap_names(v.variant.caps)},
+          {"origin", v.origin}};
+}
+
+void print_table(const VariantRegistry& registry, const std::vector<pc_family>& families) {
+  if (!builtin_kernels_available()) {
+    std::cout << "this build has no CUDA support: no built-in kernels are compiled in "
+                 "(rebuild with nvcc and PAGECHECK_ENABLE_CUDA=ON; plugins load with --plugin)\n";
+  }
+  for (pc_family f : families) {
+    const auto variants = registry.family(f);
+    std::cout << family_name(f) << " (" << variants.size() << " variant"
+              << (variants.size() == 1 ? "" : "s") << ")\n";
+    for (const VariantInfo* v : variants) {
+      std::cout << "  " << v->name << ": " << v->description << "\n"
+                << "      dtypes: " << joined(dtype_names(v->variant.dtype_mask))
+                << "\n      head sizes: " << joined(v->head_sizes)
+                << "\n      block sizes: " << joined(v->block_sizes)
+                << "\n      caps: " << joined(cap_names(v->variant.caps))
+                << "\n      origin: " << v->origin << "\n";
+    }
+  }
+}
+
+int run_list(const ListOptions& options) {
+  std::vector<pc_family> families(std::begin(kFamilies), std::end(kFamilies));
+  if (!options.family.empty()) families = {parse_family(options.family)};
+  VariantRegistry registry;
+  register_builtin_kernels(registry);
+  for (const std::string& path : options.plugins) {
+    try {
+      registry.load_plugin(path);
+    } catch (const RegistryError& e) {
+      throw UsageError(std::string("--plugin: ") + e.what());
+    }
+  }
+  if (options.json) {
+    nlohmann::json doc;
+    doc["cuda_kernels"] = builtin_kernels_available();
+    if (!builtin_kernels_available()) doc["note"] = "this build has no CUDA support";
+    doc["variants"] = nlohmann::json::array();
+    for (pc_family f : families) {
+      for (const VariantInfo* v : registry.family(f)) doc["variants"].push_back(to_json(*v));
+    }
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    print_table(registry, families);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ListOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "list", "List the registered kernel variants with the shapes and features they support");
+  cmd->add_flag("--json", options->json, "Print JSON instead of a table");
+  cmd->add_option("--plugin", options->plugins,
+                  "Also load this plugin shared library (repeatable)");
+  cmd->add_option("--family", options->family,
+                  "Only this family: paged_attention, gather_cached_kv or reshape_and_cache");
+  cmd->callback([options, &exit_code] { exit_code = run_list(*options); });
+}
+
+}  // namespace pagecheck::cli

@@ -1,0 +1,179 @@
+/// `pagecheck selftest`: the default verification against every planted bug (deliberately
+/// broken variants registered only in the self-test's registry) and the correct controls built
+/// from the same kernels. Fails unless every bug is caught and every control passes; prints per
+/// bug the shrunk counterexample's size and the time to find it.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "pagecheck/registry.h"
+#include "pagecheck/verify/check/device_worker.h"
+#include "pagecheck/verify/check/sim_backend.h"
+#include "pagecheck/verify/planted.h"
+
+namespace pagecheck::cli {
+namespace {
+
+namespace check = verify::check;
+namespace gen = verify::gen;
+
+struct SelftestOptions {
+  int cases = 200;                               ///< cases per variant (the default verification)
+  uint64_t seed = 1;                             ///< run seed
+  int device = 0;                                ///< CUDA device
+  int jobs = 0;                                  ///< worker processes (0: automatic)
+  std::string json_path;                         ///< --json FILE
+  std::string artifacts = "pagecheck-selftest";  ///< artefact directory
+  double timeout_s = 300;                        ///< per case
+  double shrink_budget_s = 60;                   ///< per counterexample
+  int no_gpu_exit = 3;    ///< exit status without a GPU (CTest uses a skip code)
+  bool simulate = false;  ///< the CPU simulations instead of the planted CUDA kernels
+};
+
+/// True for variants that must pass (controls).
+bool is_control(const check::Target& t) {
+  if (t.registry == "sim") {
+    const auto names = check::correct_sim_variants();
+    return std::find(names.begin(), names.end(), t.caps.name) != names.end();
+  }
+  for (const auto& p : verify::planted_catalogue()) {
+    if (p.name == t.caps.name) return p.control;
+  }
+  return false;
+}
+
+int run_selftest(const SelftestOptions& o) {
+  if (!o.json_path.empty()) {
+    std::ofstream probe(o.json_path + ".tmp");
+    if (!probe) throw UsageError("--json: cannot create '" + o.json_path + "'");
+    probe.close();
+    std::filesystem::remove(o.json_path + ".tmp");
+  }
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  const int jobs = o.jobs > 0 ? o.jobs : check::WorkerSession::default_jobs();
+  check::WorkerSession session(exe, {o.device, !o.simulate, o.simulate, {}}, o.timeout_s);
+  if (!o.simulate && !session.gpu_available()) {
+    std::printf("selftest skipped: no GPU: %s\n", session.reason().c_str());
+    return o.no_gpu_exit;
+  }
+  std::vector<check::Target> targets;
+  for (const check::Target& t : session.targets({o.simulate ? "sim" : "planted"})) {
+    const auto bugs = check::buggy_sim_variants();
+    const bool simulated_bug = std::find(bugs.begin(), bugs.end(), t.caps.name) != bugs.end();
+    if (!o.simulate || is_control(t) || simulated_bug) targets.push_back(t);
+  }
+  if (targets.empty()) {
+    std::printf("selftest: this build has no planted variants (built without CUDA)\n");
+    return o.no_gpu_exit;
+  }
+  check::VerifyOptions vo;
+  vo.cases = o.cases;
+  vo.seed = o.seed;
+  vo.jobs = jobs;
+  vo.ref_threads = check::WorkerSession::default_ref_threads(jobs);
+  vo.shrink_budget_s = o.shrink_budget_s;
+  vo.artifact_dir = o.artifacts;
+  vo.device = session.device();
+  if (isatty(STDERR_FILENO)) {
+    vo.progress = [](const std::string& text) {
+      std::fprintf(stderr, "\r\033[K%s", text.c_str());
+      std::fflush(stderr);
+    };
+  }
+  const check::RunReport report = check::run_verification(targets, vo, session.factory());
+
+  std::printf("pagecheck selftest: %d cases per variant, seed %llu, %s\n", o.cases,
+              static_cast<unsigned long long>(o.seed), report.device.c_str());
+  std::printf("  %-4s %-38s %-8s %-13s %8s %9s %7s %9s\n", "", "variant", "expected", "outcome",
+              "size", "found (s)", "shrinks", "shrink (s)");
+  int wrong = 0;
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const check::VariantReport& v = report.variants[i];
+    const bool control = is_control(targets[i]);
+    const bool caught = v.failure.has_value();
+    const bool as_expected = control ? v.ok() : caught;
+    wrong += as_expected ? 0 : 1;
+    const std::string outcome =
+        caught ? check::outcome_name(v.failure->outcome) : (v.ok() ? "passed" : "refused/errors");
+    std::printf("  %-4s %-38s %-8s %-13s %8lld %9.2f %7d %9.2f\n", as_expected ? "ok" : "FAIL",
+                v.variant.c_str(), control ? "pass" : "caught", outcome.c_str(),
+                static_cast<long long>(caught ? v.failure->shrunk_size : 0),
+                caught ? v.failure->seconds_to_find : v.seconds,
+                caught ? v.failure->shrink_steps : 0, caught ? v.failure->shrink_seconds : 0.0);
+    if (caught) {
+      const gen::CaseSpec spec = gen::spec_from_json(v.failure->spec);
+      std::printf("         shrunk: %s\n", gen::summary(spec).c_str());
+    }
+    nlohmann::json row = v;
+    row["control"] = control;
+    row["as_expected"] = as_expected;
+    rows.push_back(row);
+  }
+  std::printf("%s: %d of %zu variants as expected (%.1f s)\n", wrong == 0 ? "PASSED" : "FAILED",
+              static_cast<int>(targets.size()) - wrong, targets.size(), report.wall_seconds);
+  if (wrong != 0) {
+    std::printf("\nDetails of the variants that did not behave as expected:\n");
+    check::RunReport failing = report;
+    failing.variants.clear();
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      if (!rows[i]["as_expected"].get<bool>()) failing.variants.push_back(report.variants[i]);
+    }
+    check::print_summary(std::cout, failing);
+  }
+  if (!o.json_path.empty()) {
+    nlohmann::json doc{{"schema", "pagecheck.selftest/1"},
+                       {"report", report},
+                       {"variants", rows},
+                       {"passed", wrong == 0}};
+    std::ofstream out(o.json_path + ".tmp");
+    out << doc.dump(2) << "\n";
+    if (!out) throw UsageError("--json: cannot write '" + o.json_path + "'");
+    out.close();
+    std::filesystem::rename(o.json_path + ".tmp", o.json_path);
+  }
+  return wrong == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void add_selftest_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<SelftestOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "selftest", "Run the default verification against planted bugs: every one must be caught");
+  cmd->add_option("--cases", o->cases, "Cases per variant")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", o->seed, "Run seed")->capture_default_str();
+  cmd->add_option("--device", o->device, "CUDA device index")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1023));
+  cmd->add_option("--jobs", o->jobs, "Parallel worker processes (0: automatic)")
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--artifacts", o->artifacts, "Directory for the counterexamples' artefacts")
+      ->capture_default_str();
+  cmd->add_option("--case-timeout", o->timeout_s, "Seconds before a case counts as hung")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--shrink-budget", o->shrink_budget_s,
+                  "Seconds spent shrinking one counterexample")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--no-gpu-exit", o->no_gpu_exit, "Exit status when there is no GPU")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 255));
+  cmd->add_flag("--simulate", o->simulate, "Use the CPU simulations of the bugs (no GPU needed)");
+  cmd->callback([o, &exit_code] { exit_code = run_selftest(*o); });
+}
+
+}  // namespace pagecheck::cli

@@ -1,0 +1,362 @@
+/// `pagecheck verify`: property-based verification of every kernel variant against the CPU
+/// reference on the GPU (cases run in worker processes: the parent never touches CUDA), with
+/// shrinking, reproduce strings and HDF5 artefacts; `verify merge` joins shard reports. With no
+/// GPU it says so and runs the reference self-check (CPU reference vs the dense oracle) only.
+/// The hidden `verify-worker` subcommand is the worker process.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "pagecheck/registry.h"
+#include "pagecheck/review/content_hash.h"
+#include "pagecheck/review/evidence.h"
+#include "pagecheck/review/git.h"
+#include "pagecheck/verify/check/device_worker.h"
+#include "pagecheck/verify/golden.h"
+#include "pagecheck/verify/reference_selfcheck.h"
+
+namespace pagecheck::cli {
+namespace {
+
+namespace check = verify::check;
+
+struct VerifyOptions {
+  std::string kernel;                            ///< family filter
+  std::string variant;                           ///< variant filter
+  int cases = 200;                               ///< cases per variant
+  uint64_t seed = 1;                             ///< run seed
+  std::string json_path;                         ///< --json FILE
+  int device = 0;                                ///< --device N
+  std::string shard = "0/1";                     ///< --shard I/N
+  std::string reproduce;                         ///< --reproduce FILE
+  bool golden = false;                           ///< --golden
+  std::string golden_dir;                        ///< --golden-dir DIR
+  std::vector<std::string> plugins;              ///< --plugin LIB
+  int jobs = 0;                                  ///< --jobs J (0: automatic)
+  std::string artifacts = "pagecheck-failures";  ///< --artifacts DIR
+  double timeout_s = 300;                        ///< --case-timeout S
+  double shrink_budget_s = 120;                  ///< --shrink-budget S
+  bool record = false;                           ///< --record
+  std::string repo;                              ///< --repo DIR
+  int selfcheck_cases = 64;                      ///< --selfcheck-cases N
+  bool simulate = false;  ///< --simulate (hidden): CPU simulations instead of a GPU
+};
+
+/// Progress on a terminal: one line rewritten in place on stderr.
+std::function<void(const std::string&)> progress_printer() {
+  if (!isatty(STDERR_FILENO)) return {};
+  return [](const std::string& text) {
+    std::fprintf(stderr, "\r\033[K%s", text.c_str());
+    if (text.empty()) std::fprintf(stderr, "\r");
+    std::fflush(stderr);
+  };
+}
+
+std::string self_exe() {
+  return std::filesystem::read_symlink("/proc/self/exe").string();
+}
+
+/// Fails early (exit 2) when a file cannot be created where the report goes.
+void check_writable(const std::string& path, const char* option) {
+  const std::string temp = path + ".tmp";
+  std::ofstream probe(temp);
+  if (!probe) throw UsageError(std::string(option) + ": cannot create '" + path + "'");
+  probe.close();
+  std::remove(temp.c_str());
+}
+
+/// The reference self-check (no GPU): per-family totals, failures, JSON.
+int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
+  std::printf("no GPU: %s\nGPU kernels not verified; running the reference self-check only.\n",
+              reason.c_str());
+  const verify::SelfcheckReport report = verify::run_reference_selfcheck(o.seed, o.selfcheck_cases);
+  struct Totals {
+    int cases = 0, passed = 0;
+    double seconds = 0;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Totals> totals;
+  for (const auto& c : report.cases) {
+    if (!totals.count(c.family)) order.push_back(c.family);
+    Totals& t = totals[c.family];
+    ++t.cases;
+    t.passed += c.passed ? 1 : 0;
+    t.seconds += c.seconds;
+  }
+  std::printf("reference self-check (CPU reference vs dense oracle, seed %llu)\n",
+              static_cast<unsigned long long>(o.seed));
+  std::printf("  %-20s %6s %6s %6s %9s\n", "family", "cases", "passed", "failed", "seconds");
+  for (const auto& family : order) {
+    const Totals& t = totals[family];
+    std::printf("  %-20s %6d %6d %6d %9.3f\n", family.c_str(), t.cases, t.passed,
+                t.cases - t.passed, t.seconds);
+  }
+  for (const auto& c : report.cases) {
+    if (!c.passed) std::printf("  FAILED %s: %s\n", c.name.c_str(), c.detail.c_str());
+  }
+  if (!o.json_path.empty()) {
+    nlohmann::json doc;
+    doc["seed"] = o.seed;
+    doc["all_passed"] = report.all_passed();
+    doc["gpu"] = {{"ran", false}, {"skipped_reason", reason}};
+    doc["cases"] = nlohmann::json::array();
+    for (const auto& c : report.cases) {
+      doc["cases"].push_back({{"name", c.name},
+                              {"family", c.family},
+                              {"passed", c.passed},
+                              {"detail", c.detail},
+                              {"seconds", c.seconds}});
+    }
+    const std::string temp = o.json_path + ".tmp";
+    {
+      std::ofstream out(temp);
+      out << doc.dump(2) << "\n";
+      if (!out) throw UsageError("--json: cannot write '" + o.json_path + "'");
+    }
+    std::filesystem::rename(temp, o.json_path);
+  }
+  return report.all_passed() ? 0 : 1;
+}
+
+/// `--golden`: every variant against every golden, in a child process (CUDA stays out of
+/// this one). Returns its exit status.
+int run_golden_child(const VerifyOptions& o) {
+  std::vector<std::string> argv =
+      check::worker_command(self_exe(), {o.device, false, false, o.plugins});
+  argv.push_back("--golden");
+  argv.push_back(o.golden_dir.empty() ? verify::golden::default_golden_dir() : o.golden_dir);
+  std::string command;
+  for (const auto& a : argv) command += "'" + a + "' ";
+  std::fflush(stdout);
+  const int status = std::system(command.c_str());
+  if (status == -1 || !WIFEXITED(status)) {
+    std::printf("golden verification: the worker died (status %d)\n", status);
+    return 1;
+  }
+  return WEXITSTATUS(status);
+}
+
+/// Writes the verification evidence (tools/review) of each fully verified built-in family.
+void record_evidence(const VerifyOptions& o, const check::RunReport& report) {
+  const std::string repo = o.repo.empty()
+                               ? review::find_repo_root(std::filesystem::current_path().string(),
+                                                        std::filesystem::current_path().string())
+                               : o.repo;
+  const auto families = review::load_family_sources(repo);
+  std::map<std::string, review::VerificationRecord> records;
+  for (const auto& v : report.variants) {
+    if (v.registry != "builtin") continue;
+    review::VerificationRecord& r = records[v.family];
+    r.family = v.family;
+    review::VariantVerification vv;
+    vv.variant = v.variant;
+    vv.seed = report.seed;
+    vv.passed = v.passed;
+    vv.failed = v.failed + v.errors + (v.failure && v.failed == 0 ? 1 : 0);
+    vv.not_supported = v.not_supported;
+    vv.cases = vv.passed + vv.failed + vv.not_supported;
+    r.variants.push_back(vv);
+  }
+  for (auto& [family, r] : records) {
+    r.source_hash =
+        review::working_tree_hash(repo, review::find_family(families, family, "--record")).hash;
+    r.device = report.device;
+    r.date = review::utc_now_iso8601();
+    r.git_revision = review::git_head(repo).value_or("");
+    r.tool_version = "pagecheck 0.1.0";
+    std::printf("recorded %s: %s\n", review::write_verification_record(repo, r).c_str(),
+                r.summary().c_str());
+  }
+}
+
+int run_verify(VerifyOptions o) {
+  const check::Shard shard = check::parse_shard(o.shard);
+  if (!o.kernel.empty()) parse_family(o.kernel);  // unknown family: exit 2
+  if (!o.json_path.empty()) check_writable(o.json_path, "--json");
+  if (!o.reproduce.empty() && !std::filesystem::exists(o.reproduce)) {
+    throw UsageError("--reproduce: no such file '" + o.reproduce + "'");
+  }
+  const int jobs = o.jobs > 0 ? o.jobs : check::WorkerSession::default_jobs();
+  check::WorkerSession session(self_exe(), {o.device, false, o.simulate, o.plugins}, o.timeout_s);
+
+  if (!o.reproduce.empty()) {
+    if (!session.gpu_available() && !o.simulate) {
+      std::printf("no GPU: %s\ncannot replay %s\n", session.reason().c_str(), o.reproduce.c_str());
+      return 3;
+    }
+    auto executor = session.factory()(0);
+    const check::CaseResult r =
+        executor->replay(o.reproduce, check::WorkerSession::default_ref_threads(1));
+    std::printf("replay of %s: %s\n", o.reproduce.c_str(), r.summary().c_str());
+    if (r.outcome == check::Outcome::kError) return 3;
+    return r.failed() ? 1 : 0;
+  }
+  if (!session.gpu_available() && !o.simulate) return run_selfcheck_only(o, session.reason());
+
+  std::set<std::string> registries{"builtin", "plugin"};
+  if (o.simulate) registries = {"sim"};
+  std::vector<check::Target> targets;
+  std::string known;
+  for (const check::Target& t : session.targets(registries)) {
+    known +=
+        (known.empty() ? "" : ", ") + std::string(family_name(t.caps.family)) + "/" + t.caps.name;
+    if (!o.kernel.empty() && family_name(t.caps.family) != o.kernel) continue;
+    if (!o.variant.empty() && t.caps.name != o.variant) continue;
+    targets.push_back(t);
+  }
+  if (targets.empty()) {
+    throw UsageError("no variant matches --kernel '" + o.kernel + "' --variant '" + o.variant +
+                     "' (known: " + (known.empty() ? "none" : known) + ")");
+  }
+
+  check::VerifyOptions vo;
+  vo.cases = o.cases;
+  vo.seed = o.seed;
+  vo.shard = shard;
+  vo.jobs = jobs;
+  vo.ref_threads = check::WorkerSession::default_ref_threads(jobs);
+  vo.shrink_budget_s = o.shrink_budget_s;
+  vo.artifact_dir = o.artifacts;
+  vo.device = session.device();
+  vo.progress = progress_printer();
+  const char* rc_params = std::getenv("RC_PARAMS");
+  const bool replay =
+      rc_params != nullptr && std::string(rc_params).find("reproduce=") != std::string::npos;
+  const check::RunReport report =
+      replay ? check::replay_reproduce(rc_params, targets, vo, session.factory())
+             : check::run_verification(targets, vo, session.factory());
+  check::print_summary(std::cout, report);
+  int64_t cases = 0;
+  for (const auto& v : report.variants) cases += v.run;
+  std::printf("%lld cases in %.1f s (%.1f cases/s) on %d worker(s)\n",
+              static_cast<long long>(cases), report.wall_seconds,
+              report.wall_seconds > 0 ? cases / report.wall_seconds : 0.0, jobs);
+  if (!o.json_path.empty()) check::write_report(o.json_path, report);
+  if (o.record && !replay) record_evidence(o, report);
+  int code = report.exit_code();
+  if (o.golden) {
+    const int golden = run_golden_child(o);
+    if (golden != 0 && code == 0) code = golden;
+  }
+  return code;
+}
+
+int run_merge(const std::vector<std::string>& files, const std::string& json_path) {
+  if (files.empty()) throw UsageError("verify merge: give the shard reports to merge");
+  if (!json_path.empty()) check_writable(json_path, "--json");
+  std::vector<check::RunReport> reports;
+  for (const auto& f : files) reports.push_back(check::read_report(f));
+  const check::RunReport merged = check::merge_reports(reports);
+  check::print_summary(std::cout, merged);
+  if (!json_path.empty()) check::write_report(json_path, merged);
+  return merged.exit_code();
+}
+
+/// The hidden worker process (and the child of --golden).
+struct WorkerArgs {
+  check::WorkerOptions options;
+  std::string golden_dir;
+  bool golden = false;
+};
+
+int run_worker(const WorkerArgs& a) {
+  if (!a.golden) return check::run_verify_worker(a.options);
+  std::string reason;
+  if (!verify::device_available(&reason)) {
+    std::printf("golden verification skipped: no GPU: %s\n", reason.c_str());
+    return 3;
+  }
+  verify::select_device(a.options.device);
+  VariantRegistry registry;
+  register_builtin_kernels(registry);
+  for (const auto& p : a.options.plugins) registry.load_plugin(p);
+  return verify::golden::verify_goldens_on_device(registry, a.golden_dir, std::cout);
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<VerifyOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "verify",
+      "Verify every kernel variant against the CPU reference on random layouts (GPU); "
+      "without a GPU, self-check the reference");
+  cmd->add_option("--kernel", o->kernel,
+                  "Only this family (paged_attention, gather_cached_kv, "
+                  "reshape_and_cache)");
+  cmd->add_option("--variant", o->variant, "Only this variant");
+  cmd->add_option("--cases", o->cases, "Cases per variant")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", o->seed, "Run seed")->capture_default_str();
+  cmd->add_option("--json", o->json_path, "Also write the report as JSON to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--device", o->device, "CUDA device index")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1023));
+  cmd->add_option("--shard", o->shard, "Run shard I of N (cases with index = I mod N)")
+      ->capture_default_str()
+      ->type_name("I/N");
+  cmd->add_option("--reproduce", o->reproduce, "Replay a failure artefact (HDF5)")
+      ->type_name("FILE");
+  cmd->add_flag("--golden", o->golden, "Also run every variant on every golden fixture");
+  cmd->add_option("--golden-dir", o->golden_dir, "Golden directory for --golden")->type_name("DIR");
+  cmd->add_option("--plugin", o->plugins, "Also verify the variants of a plugin library")
+      ->type_name("LIB");
+  cmd->add_option("--jobs", o->jobs, "Parallel worker processes (0: automatic)")
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--artifacts", o->artifacts, "Directory for failure artefacts")
+      ->capture_default_str();
+  cmd->add_option("--case-timeout", o->timeout_s, "Seconds before a case counts as hung")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--shrink-budget", o->shrink_budget_s,
+                  "Seconds spent shrinking one counterexample")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--record", o->record, "Write verification evidence under fixtures/verification");
+  cmd->add_option("--repo", o->repo, "Repository root for --record")->type_name("DIR");
+  cmd->add_option("--selfcheck-cases", o->selfcheck_cases, "Reference self-check cases (no GPU)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  cmd->add_flag("--simulate", o->simulate, "Verify the CPU simulations (tests of the harness)")
+      ->group("");
+
+  auto merge_files = std::make_shared<std::vector<std::string>>();
+  auto merge_json = std::make_shared<std::string>();
+  CLI::App* merge =
+      cmd->add_subcommand("merge", "Merge the JSON reports of shards into one summary");
+  merge->add_option("reports", *merge_files, "Shard reports (--json output)")->required();
+  merge->add_option("--json", *merge_json, "Write the merged report to FILE")->type_name("FILE");
+  merge->callback(
+      [merge_files, merge_json, &exit_code] { exit_code = run_merge(*merge_files, *merge_json); });
+  cmd->callback([o, merge, &exit_code] {
+    if (merge->parsed()) return;
+    exit_code = run_verify(*o);
+  });
+
+  auto w = std::make_shared<WorkerArgs>();
+  CLI::App* worker = app.add_subcommand("verify-worker", "");
+  worker->group("");  // hidden: started by `pagecheck verify` and `pagecheck selftest`
+  worker->add_option("--device", w->options.device);
+  worker->add_flag("--planted", w->options.planted);
+  worker->add_flag("--simulate", w->options.simulate);
+  worker->add_option("--plugin", w->options.plugins);
+  worker->add_option("--golden", w->golden_dir);
+  worker->callback([w, &exit_code] {
+    w->golden = !w->golden_dir.empty();
+    exit_code = run_worker(*w);
+  });
+}
+
+}  // namespace pagecheck::cli

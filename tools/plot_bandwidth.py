@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Plot a pagecheck bandwidth report: effective bandwidth against shape, one line per variant,
+with the ceilings measured in the same run drawn as horizontal lines.
+
+Usage: /usr/bin/python3 tools/plot_bandwidth.py REPORT.json OUT.svg
+Needs matplotlib (Debian: python3-matplotlib). Exit status 2 on a bad report or arguments.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+SCHEMA = "pagecheck.bandwidth/1"
+
+
+def load_report(path):
+    """Reads and minimally checks a report; raises ValueError naming the problem."""
+    with open(path, encoding="utf-8") as f:
+        report = json.load(f)
+    if not isinstance(report, dict) or report.get("schema") != SCHEMA:
+        raise ValueError(f"not a {SCHEMA} report")
+    for key in ("family", "variants", "results", "ceilings", "environment", "source_hash"):
+        if key not in report:
+            raise ValueError(f"missing field '{key}'")
+    return report
+
+
+def series(report):
+    """{group: (tick labels, {variant: [GB/s or nan]})} in report order."""
+    groups = {}
+    for result in report["results"]:
+        shape = result["shape"]
+        group = shape["group"]
+        label = shape["label"]
+        if label.startswith(group + "_"):
+            label = label[len(group) + 1:]
+        ticks, values = groups.setdefault(group, ([], {v: [] for v in report["variants"]}))
+        ticks.append(label.replace("_", " "))
+        by_variant = {v["variant"]: v for v in result["variants"]}
+        for variant in report["variants"]:
+            v = by_variant.get(variant)
+            ok = v is not None and v["status"] == "ok"
+            values[variant].append(v["gbps"] if ok else math.nan)
+    return groups
+
+
+def plot(report, out_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "pagecheck"
+    import matplotlib.pyplot as plt
+
+    groups = series(report)
+    if not groups:
+        raise ValueError("the report has no results")
+    family = report["family"]
+    main_kind = "read" if family == "paged_attention" else "copy"
+    ceilings = report["ceilings"]
+    widest = max(len(ticks) for ticks, _ in groups.values())
+    fig, axes = plt.subplots(len(groups), 1, figsize=(max(7.0, 0.42 * widest + 3.0),
+                                                      3.8 * len(groups)), squeeze=False)
+    for ax, (group, (ticks, values)) in zip(axes[:, 0], groups.items()):
+        xs = list(range(len(ticks)))
+        for variant, ys in values.items():
+            ax.plot(xs, ys, marker="o", markersize=3.5, linewidth=1.4, label=variant)
+        for kind, style in (("copy", "--"), ("read", ":")):
+            c = ceilings[kind]
+            width = 2.0 if kind == main_kind else 1.0
+            ax.axhline(c["gbps"], color="black" if kind == main_kind else "gray",
+                       linestyle=style, linewidth=width,
+                       label=f"{kind} ceiling {c['gbps']:.0f} GB/s")
+        ax.set_xticks(xs)
+        ax.set_xticklabels(ticks, rotation=60, ha="right", fontsize=7)
+        ax.set_ylabel("effective GB/s")
+        finite = [y for ys in values.values() for y in ys if not math.isnan(y)]
+        top = max([ceilings["copy"]["gbps"], ceilings["read"]["gbps"]] + finite)
+        ax.set_ylim(0, 1.1 * top if top > 0 else 1.0)
+        ax.set_title(f"{family} [{group}]", fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+    env = report["environment"]
+    fig.suptitle(f"{family} on {env['device']} (sources {report['source_hash'][:12]}, "
+                 f"git {report.get('git_revision', '?')[:12]})", fontsize=10)
+    fig.tight_layout()
+    tmp = out_path + ".tmp.svg"
+    fig.savefig(tmp, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    os.replace(tmp, out_path)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("report", help="bandwidth report JSON (pagecheck bench --json)")
+    parser.add_argument("svg", help="output SVG file")
+    args = parser.parse_args(argv)
+    try:
+        report = load_report(args.report)
+    except (OSError, ValueError) as e:  # json.JSONDecodeError is a ValueError
+        print(f"plot_bandwidth.py: {args.report}: {e}", file=sys.stderr)
+        return 2
+    try:
+        plot(report, args.svg)
+    except ImportError as e:
+        print(f"plot_bandwidth.py: matplotlib is missing ({e}); install python3-matplotlib",
+              file=sys.stderr)
+        return 3
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"plot_bandwidth.py: {args.report}: cannot plot: {e!r}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,54 @@
+#pragma once
+/// Which source files make up each kernel family. The list lives in the repository, in
+/// kernels/families.json:
+///
+///     {"schema": "pagecheck.families/1",
+///      "families": [{"name": "paged_attention",
+///                    "sources": ["kernels/src/paged_attention*.cu*", "kernels/include/..."]}]}
+///
+/// Patterns are fnmatch(3) globs relative to the repository root; `*`, `?` and `[...]` never
+/// match `/` (FNM_PATHNAME), so a pattern names files of one directory level.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pagecheck::review {
+
+/// Path of the family list relative to the repository root.
+inline constexpr const char* kFamiliesFile = "kernels/families.json";
+
+/// Bad evidence or configuration (unreadable, corrupt, inconsistent); the message names the
+/// file. Derives from std::invalid_argument: the CLI exits 2 on it.
+struct EvidenceError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// One family's declared sources.
+struct FamilySources {
+  std::string name;                   ///< family name, e.g. "paged_attention"
+  std::vector<std::string> patterns;  ///< globs relative to the repository root
+};
+
+/// Parses the text of a families file; throws EvidenceError naming `origin` and the field.
+std::vector<FamilySources> parse_family_sources(const std::string& text, const std::string& origin);
+/// Reads <repo>/kernels/families.json; throws EvidenceError naming the path.
+std::vector<FamilySources> load_family_sources(const std::string& repo);
+/// The entry named `family`; throws EvidenceError listing the known families.
+const FamilySources& find_family(const std::vector<FamilySources>& families,
+                                 const std::string& family, const std::string& origin);
+
+/// True when relative path `path` matches `pattern` (fnmatch with FNM_PATHNAME).
+bool path_matches(const std::string& pattern, const std::string& path);
+/// The `candidates` matching any of `patterns`, sorted and without duplicates.
+std::vector<std::string> match_paths(const std::vector<std::string>& patterns,
+                                     const std::vector<std::string>& candidates);
+/// Regular files of the working tree under `repo` matching `patterns` (relative paths,
+/// sorted). Directories named .git or build* are not searched.
+std::vector<std::string> resolve_sources(const std::string& repo,
+                                         const std::vector<std::string>& patterns);
+
+/// The repository root: the first of `start` and its parents that holds kernels/families.json,
+/// else `fallback`.
+std::string find_repo_root(const std::string& start, const std::string& fallback);
+
+}  // namespace pagecheck::review

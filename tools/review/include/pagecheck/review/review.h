@@ -1,0 +1,64 @@
+#pragma once
+/// `pagecheck review`: ties every kernel family's current code to its recorded GPU evidence and,
+/// for families changed since a base revision, compares the bandwidth recorded for the base's
+/// hash with the current one.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pagecheck/bench/compare.h"
+
+namespace pagecheck::review {
+
+/// What to review.
+struct ReviewOptions {
+  std::string repo = ".";           ///< repository root (holds kernels/families.json)
+  std::optional<std::string> base;  ///< base revision for before/after comparisons
+  double threshold = 0.05;          ///< slowdown beyond which a slower row fails
+};
+
+/// Evidence and verdicts of one family.
+struct FamilyReview {
+  std::string family;                 ///< family name
+  std::string hash;                   ///< current content hash
+  std::vector<std::string> sources;   ///< current source files
+  std::string verification_path;      ///< where the record for `hash` is (or would be)
+  bool verification_present = false;  ///< the record exists
+  bool verification_passed = false;   ///< ... and passed
+  std::string verification_summary;   ///< record's summary line
+  std::string verification_device;    ///< record's device
+  std::string bandwidth_path;         ///< where the report for `hash` is (or would be)
+  bool bandwidth_present = false;     ///< the report exists
+  std::string bandwidth_device;       ///< report's device
+  bool changed = false;               ///< hash differs from the base's (only with a base)
+  std::string base_hash;              ///< hash at the base ("" when the family is new there)
+  std::string base_report_origin;     ///< where the base report came from, if found
+  std::optional<bench::Comparison> comparison;  ///< base report -> current report
+  std::vector<std::string> problems;            ///< reasons the review fails for this family
+  std::vector<std::string> notes;               ///< information that does not fail the review
+};
+
+/// Result of a review.
+struct ReviewResult {
+  std::string repo;                    ///< repository root
+  std::string head;                    ///< HEAD commit ("" outside git)
+  bool dirty = false;                  ///< tracked files differ from HEAD
+  std::string base;                    ///< base revision as given ("" without --base)
+  std::string base_commit;             ///< its commit id
+  double threshold = 0.05;             ///< regression threshold
+  std::vector<FamilyReview> families;  ///< in families.json order
+  /// Problems over all families.
+  int problem_count() const;
+  /// 1 when any family has a problem, else 0.
+  int exit_code() const;
+};
+
+/// Runs the review. Throws std::invalid_argument (exit 2) for bad usage or bad input: an
+/// unknown base revision, a missing or corrupt families file, a corrupt or inconsistent
+/// record or report (the message names the file), a negative threshold.
+ReviewResult run_review(const ReviewOptions& options);
+
+/// One Markdown summary ready to post on a pull request.
+std::string render_review_markdown(const ReviewResult& result);
+
+}  // namespace pagecheck::review

@@ -1,0 +1,135 @@
+/// Family source declarations and glob resolution.
+#include "pagecheck/review/families.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace pagecheck::review {
+
+namespace fs = std::filesystem;
+
+std::vector<FamilySources> parse_family_sources(const std::string& text,
+                                                const std::string& origin) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw EvidenceError(origin + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("families") || !j["families"].is_array()) {
+    throw EvidenceError(origin + ": expected an object with a 'families' array");
+  }
+  std::vector<FamilySources> out;
+  for (std::size_t i = 0; i < j["families"].size(); ++i) {
+    const auto& f = j["families"][i];
+    const std::string where = origin + ": families[" + std::to_string(i) + "]";
+    if (!f.is_object() || !f.contains("name") || !f["name"].is_string()) {
+      throw EvidenceError(where + ": missing string field 'name'");
+    }
+    if (!f.contains("sources") || !f["sources"].is_array() || f["sources"].empty()) {
+      throw EvidenceError(where + ": 'sources' must be a non-empty array of globs");
+    }
+    FamilySources fs_;
+    fs_.name = f["name"].get<std::string>();
+    for (const auto& p : f["sources"]) {
+      if (!p.is_string() || p.get<std::string>().empty() || p.get<std::string>()[0] == '/') {
+        throw EvidenceError(where + ": each source must be a relative glob string");
+      }
+      fs_.patterns.push_back(p.get<std::string>());
+    }
+    for (const auto& seen : out) {
+      if (seen.name == fs_.name)
+        throw EvidenceError(where + ": duplicate family '" + fs_.name + "'");
+    }
+    out.push_back(std::move(fs_));
+  }
+  return out;
+}
+
+std::vector<FamilySources> load_family_sources(const std::string& repo) {
+  const std::string path = (fs::path(repo) / kFamiliesFile).string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw EvidenceError(path +
+                        ": cannot open the family source list (is --repo the pagecheck "
+                        "repository root?)");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_family_sources(text.str(), path);
+}
+
+const FamilySources& find_family(const std::vector<FamilySources>& families,
+                                 const std::string& family, const std::string& origin) {
+  for (const auto& f : families) {
+    if (f.name == family) return f;
+  }
+  std::string known;
+  for (const auto& f : families) known += (known.empty() ? "" : ", ") + f.name;
+  throw EvidenceError(origin + ": no family '" + family + "' (it lists: " + known + ")");
+}
+
+bool path_matches(const std::string& pattern, const std::string& path) {
+  return fnmatch(pattern.c_str(), path.c_str(), FNM_PATHNAME) == 0;
+}
+
+std::vector<std::string> match_paths(const std::vector<std::string>& patterns,
+                                     const std::vector<std::string>& candidates) {
+  std::vector<std::string> out;
+  for (const auto& c : candidates) {
+    for (const auto& p : patterns) {
+      if (path_matches(p, c)) {
+        out.push_back(c);
+        break;
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::string> resolve_sources(const std::string& repo,
+                                         const std::vector<std::string>& patterns) {
+  std::vector<std::string> candidates;
+  const fs::path root(repo);
+  for (const auto& pattern : patterns) {
+    // Walk only the pattern's literal directory prefix.
+    const auto wild = pattern.find_first_of("*?[");
+    const std::string literal = pattern.substr(0, wild);
+    const auto slash = literal.rfind('/');
+    const fs::path dir = root / (slash == std::string::npos ? "" : literal.substr(0, slash));
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (it->is_directory(ec) && (name == ".git" || name.rfind("build", 0) == 0)) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (!it->is_regular_file(ec)) continue;
+      candidates.push_back(fs::relative(it->path(), root, ec).generic_string());
+    }
+  }
+  return match_paths(patterns, candidates);
+}
+
+std::string find_repo_root(const std::string& start, const std::string& fallback) {
+  std::error_code ec;
+  fs::path p = fs::absolute(start, ec);
+  while (!ec && !p.empty()) {
+    if (fs::exists(p / kFamiliesFile, ec)) return p.string();
+    if (p == p.parent_path()) break;
+    p = p.parent_path();
+  }
+  return fallback;
+}
+
+}  // namespace pagecheck::review

@@ -1,0 +1,199 @@
+/// The review: current hashes, evidence lookup and before/after comparisons.
+#include "pagecheck/review/review.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "pagecheck/review/content_hash.h"
+#include "pagecheck/review/evidence.h"
+#include "pagecheck/review/git.h"
+
+namespace pagecheck::review {
+
+namespace fs = std::filesystem;
+
+int ReviewResult::problem_count() const {
+  int n = 0;
+  for (const auto& f : families) n += static_cast<int>(f.problems.size());
+  return n;
+}
+
+int ReviewResult::exit_code() const {
+  return problem_count() > 0 ? 1 : 0;
+}
+
+namespace {
+
+std::string rel(const std::string& repo, const std::string& path) {
+  std::error_code ec;
+  const auto r = fs::relative(path, repo, ec);
+  return ec ? path : r.generic_string();
+}
+
+/// Checks the current verification record of `fr`.
+void check_verification(const std::string& repo, FamilyReview& fr) {
+  const std::string path = verification_record_path(repo, fr.family, fr.hash);
+  fr.verification_path = rel(repo, path);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    fr.problems.push_back("no GPU verification record for its current sources (hash " +
+                          short_hash(fr.hash) + "): expected " + fr.verification_path +
+                          ", written by `pagecheck verify` on a GPU");
+    return;
+  }
+  const VerificationRecord rec = read_verification_record(path);
+  if (rec.family != fr.family || rec.source_hash != fr.hash) {
+    throw EvidenceError(path + ": record is for family '" + rec.family + "' hash " +
+                        rec.source_hash + ", but its name says family '" + fr.family + "' hash " +
+                        fr.hash);
+  }
+  fr.verification_present = true;
+  fr.verification_passed = rec.passed();
+  fr.verification_summary = rec.summary();
+  fr.verification_device = rec.device;
+  if (!fr.verification_passed) {
+    fr.problems.push_back("verification record " + fr.verification_path +
+                          " did not pass: " + fr.verification_summary);
+  }
+}
+
+/// Checks the report's identity against the expected family and hash.
+void check_identity(const bench::BenchReport& r, const std::string& origin,
+                    const std::string& family, const std::string& hash) {
+  if (r.family != family || r.source_hash != hash) {
+    throw EvidenceError(origin + ": report is for family '" + r.family + "' hash " + r.source_hash +
+                        ", but its name says family '" + family + "' hash " + hash);
+  }
+}
+
+/// Checks the current bandwidth report; returns it when present.
+std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, FamilyReview& fr) {
+  const std::string path = bandwidth_report_path(repo, fr.family, fr.hash);
+  fr.bandwidth_path = rel(repo, path);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    fr.problems.push_back("no bandwidth report for its current sources (hash " +
+                          short_hash(fr.hash) + "): expected " + fr.bandwidth_path +
+                          ", written by `pagecheck bench --family " + fr.family +
+                          " --record` on a GPU");
+    return std::nullopt;
+  }
+  bench::BenchReport r = bench::read_report(path);
+  check_identity(r, path, fr.family, fr.hash);
+  fr.bandwidth_present = true;
+  fr.bandwidth_device = r.environment.device;
+  for (const auto& sr : r.shapes) {
+    for (const auto& v : sr.variants) {
+      if (v.status == bench::RunStatus::kFailed) {
+        fr.problems.push_back("bandwidth report " + fr.bandwidth_path + ": " + v.variant +
+                              " failed on " + sr.shape.label + ": " + v.message);
+      }
+      if (v.above_ceiling) {
+        fr.notes.push_back("bandwidth report: " + v.variant + " on " + sr.shape.label +
+                           " is above the measured ceiling (" +
+                           std::to_string(std::lround(v.ceiling_share * 100)) + "%)");
+      }
+    }
+  }
+  return r;
+}
+
+/// The report recorded for `hash`: from the working tree, else from the base commit.
+std::optional<bench::BenchReport> find_base_report(const std::string& repo,
+                                                   const std::string& commit,
+                                                   const std::string& base, FamilyReview& fr) {
+  const std::string path = bandwidth_report_path(repo, fr.family, fr.base_hash);
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    fr.base_report_origin = rel(repo, path);
+    bench::BenchReport r = bench::read_report(path);
+    check_identity(r, path, fr.family, fr.base_hash);
+    return r;
+  }
+  const std::string in_tree = "fixtures/bandwidth/" + evidence_file_name(fr.family, fr.base_hash);
+  const auto text = file_at(repo, commit, in_tree);
+  if (!text) return std::nullopt;
+  const std::string origin = base + ":" + in_tree;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::exception& e) {
+    throw EvidenceError(origin + ": not valid JSON: " + e.what());
+  }
+  bench::BenchReport r = bench::report_from_json(j, origin);
+  check_identity(r, origin, fr.family, fr.base_hash);
+  fr.base_report_origin = origin;
+  return r;
+}
+
+}  // namespace
+
+ReviewResult run_review(const ReviewOptions& options) {
+  if (!(options.threshold >= 0) || !std::isfinite(options.threshold)) {
+    throw std::invalid_argument("--threshold must be a non-negative number");
+  }
+  ReviewResult result;
+  result.repo = options.repo;
+  result.threshold = options.threshold;
+  const std::vector<FamilySources> families = load_family_sources(options.repo);
+  result.head = git_head(options.repo).value_or("");
+  result.dirty = !result.head.empty() && git_dirty(options.repo);
+
+  std::vector<std::string> base_tree;
+  std::vector<FamilySources> base_families;
+  if (options.base) {
+    if (result.head.empty()) {
+      throw std::invalid_argument("--base " + *options.base + ": " + options.repo +
+                                  " is not a git repository");
+    }
+    result.base = *options.base;
+    result.base_commit = resolve_commit(options.repo, *options.base);
+    base_tree = list_tree(options.repo, result.base_commit);
+    const auto text = file_at(options.repo, result.base_commit, kFamiliesFile);
+    base_families =
+        text ? parse_family_sources(*text, result.base + ":" + kFamiliesFile) : families;
+  }
+
+  for (const auto& family : families) {
+    FamilyReview fr;
+    fr.family = family.name;
+    const FamilyHash current = working_tree_hash(options.repo, family);
+    fr.hash = current.hash;
+    fr.sources = current.files;
+    check_verification(options.repo, fr);
+    const auto report = check_bandwidth(options.repo, fr);
+    if (options.base) {
+      const FamilySources* then = nullptr;
+      for (const auto& f : base_families) {
+        if (f.name == family.name) then = &f;
+      }
+      if (then != nullptr) {
+        fr.base_hash = commit_hash(options.repo, result.base_commit, base_tree, *then).hash;
+      }
+      fr.changed = fr.base_hash != fr.hash;
+      if (fr.base_hash.empty()) {
+        fr.notes.push_back("new since " + result.base + ": no sources at the base");
+      } else if (fr.changed) {
+        const auto before = find_base_report(options.repo, result.base_commit, result.base, fr);
+        if (!before) {
+          fr.notes.push_back("no bandwidth report was recorded for the base's sources (hash " +
+                             short_hash(fr.base_hash) + "): no before/after comparison");
+        } else if (report) {
+          fr.comparison = bench::compare_reports(*before, *report, options.threshold);
+          for (const auto& w : fr.comparison->warnings) fr.notes.push_back(w);
+          const int n = fr.comparison->regressions();
+          if (n > 0) {
+            fr.problems.push_back(std::to_string(n) + " row(s) slower than at " + result.base +
+                                  " by more than " +
+                                  std::to_string(std::lround(options.threshold * 100)) +
+                                  "% and beyond the runs' noise");
+          }
+        }
+      }
+    }
+    result.families.push_back(std::move(fr));
+  }
+  return result;
+}
+
+}  // namespace pagecheck::review

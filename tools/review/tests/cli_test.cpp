@@ -1,0 +1,85 @@
+/// `pagecheck review` through the executable: exit statuses 0, 1 and 2 and the Markdown file.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "pagecheck/bench/process.h"
+#include "scratch_repo.h"
+
+namespace pagecheck::review {
+namespace {
+
+using testing::ScratchRepo;
+
+bench::ProcessResult pagecheck(std::vector<std::string> args) {
+  args.insert(args.begin(), PAGECHECK_EXE);
+  return bench::run_process(args);
+}
+
+TEST(ReviewCli, ExitStatusesFollowTheEvidence) {
+  ScratchRepo repo;
+  repo.record_all({10, 20});
+  repo.commit("base");
+  const std::string md = repo.root() + "/review.md";
+  bench::ProcessResult p = pagecheck({"review", "--repo", repo.root(), "--markdown", md});
+  EXPECT_EQ(p.exit_code, 0) << p.out << p.err;
+  std::ifstream in(md);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, p.out);
+
+  repo.write("kernels/src/copy/gather.cu", "edited");
+  repo.commit("edit without evidence");
+  p = pagecheck({"review", "--repo", repo.root(), "--base", "HEAD~1"});
+  EXPECT_EQ(p.exit_code, 1) << p.out << p.err;
+  EXPECT_NE(p.out.find("**missing**"), std::string::npos) << p.out;
+
+  p = pagecheck({"review", "--repo", repo.root(), "--base", "does-not-exist"});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("'does-not-exist'"), std::string::npos) << p.err;
+
+  p = pagecheck({"review", "--repo", repo.root(), "--threshold", "-1"});
+  EXPECT_EQ(p.exit_code, 2);
+}
+
+TEST(ReviewCli, CorruptRecordIsExitTwoNamingTheFile) {
+  ScratchRepo repo;
+  repo.record_all({10, 20});
+  const std::string path =
+      bandwidth_report_path(repo.root(), "paged_attention", repo.hash("paged_attention"));
+  std::ofstream(path) << "{ \"schema\": ";
+  const bench::ProcessResult p = pagecheck({"review", "--repo", repo.root()});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find(path), std::string::npos) << p.err;
+}
+
+TEST(ReviewCli, BenchRecordImportsReportsOfTheCurrentSourcesOnly) {
+  ScratchRepo repo;
+  const std::string h = repo.hash("paged_attention");
+  const std::string carried = repo.root() + "/carried.json";
+  bench::write_report(
+      bench::testing::make_report("paged_attention", h, {"a"}, {{{10, 0.01}, {20, 0.01}}}),
+      carried);
+  bench::ProcessResult p = pagecheck({"bench", "record", carried, "--repo", repo.root()});
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(std::filesystem::exists(bandwidth_report_path(repo.root(), "paged_attention", h)));
+  EXPECT_TRUE(std::filesystem::exists(repo.root() + "/fixtures/bandwidth/paged_attention-" +
+                                      short_hash(h) + ".md"));
+
+  repo.write("kernels/src/attention/attention.cu", "edited");
+  const std::string h2 = repo.hash("paged_attention");
+  p = pagecheck({"bench", "record", carried, "--repo", repo.root()});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find(carried), std::string::npos) << p.err;
+  EXPECT_FALSE(std::filesystem::exists(bandwidth_report_path(repo.root(), "paged_attention", h2)));
+}
+
+TEST(ReviewCli, MissingFamilyListIsExitTwo) {
+  ScratchRepo repo;
+  std::filesystem::remove(repo.root() + "/kernels/families.json");
+  const bench::ProcessResult p = pagecheck({"review", "--repo", repo.root()});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("kernels/families.json"), std::string::npos) << p.err;
+}
+
+}  // namespace
+}  // namespace pagecheck::review

@@ -1,0 +1,118 @@
+#pragma once
+/// A throw-away git repository with a minimal fake kernel tree, for review tests: two families
+/// (gather_cached_kv -> kernels/src/copy/*, paged_attention -> kernels/src/attention/*), and
+/// helpers to record evidence the way the tools do.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../../bench/tests/synthetic_report.h"
+#include "pagecheck/bench/process.h"
+#include "pagecheck/review/content_hash.h"
+#include "pagecheck/review/evidence.h"
+
+namespace pagecheck::review::testing {
+
+namespace fs = std::filesystem;
+
+class ScratchRepo {
+ public:
+  /// Creates and `git init`s a fresh directory named after the running test.
+  ScratchRepo() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::temp_directory_path() / ("pagecheck_review_" + std::to_string(::getpid()) + "_" +
+                                         info->test_suite_name() + "_" + info->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    git({"init", "-q"});
+    write("kernels/families.json", R"({
+  "schema": "pagecheck.families/1",
+  "families": [
+    {"name": "gather_cached_kv", "sources": ["kernels/src/copy/*.cu", "kernels/include/*.h"]},
+    {"name": "paged_attention", "sources": ["kernels/src/attention/*", "kernels/include/*.h"]}
+  ]
+})");
+    write("kernels/include/plugin.h", "/* fake ABI */\n");
+    write("kernels/src/copy/gather.cu", "__global__ void gather() {}\n");
+    write("kernels/src/attention/attention.cu", "__global__ void attention() {}\n");
+  }
+  ~ScratchRepo() { fs::remove_all(root_); }
+  ScratchRepo(const ScratchRepo&) = delete;
+  ScratchRepo& operator=(const ScratchRepo&) = delete;
+
+  /// Repository root.
+  std::string root() const { return root_.string(); }
+  /// Writes (creates or replaces) a file, relative to the root.
+  void write(const std::string& rel, const std::string& text) const {
+    fs::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel, std::ios::binary | std::ios::trunc) << text;
+  }
+  /// Runs git in the repository; the test fails when git does.
+  std::string git(std::vector<std::string> args) const {
+    std::vector<std::string> argv = {"git",
+                                     "-C",
+                                     root(),
+                                     "-c",
+                                     "user.name=pagecheck test",
+                                     "-c",
+                                     "user.email=test@example.invalid",
+                                     "-c",
+                                     "commit.gpgsign=false"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const bench::ProcessResult p = bench::run_process(argv);
+    EXPECT_EQ(p.exit_code, 0) << "git " << args.front() << ": " << p.err;
+    return p.out;
+  }
+  /// Commits everything; returns the commit id.
+  std::string commit(const std::string& message) const {
+    git({"add", "-A"});
+    git({"commit", "-q", "-m", message});
+    std::string id = git({"rev-parse", "HEAD"});
+    return id.substr(0, id.find('\n'));
+  }
+  /// Current content hash of `family`.
+  std::string hash(const std::string& family) const {
+    return working_tree_hash(root(), find_family(load_family_sources(root()), family, "test")).hash;
+  }
+  /// Writes a verification record for the family's current hash.
+  std::string record_verification(const std::string& family, int64_t failed = 0) const {
+    VerificationRecord r;
+    r.family = family;
+    r.source_hash = hash(family);
+    r.device = "Test GPU";
+    r.date = "2025-01-01T00:00:00Z";
+    r.git_revision = "test";
+    r.tool_version = "pagecheck test";
+    r.variants.push_back({"a", 100, 1, 100, 0, 0});
+    r.variants.push_back({"b", 100, 1, 100 - failed, failed, 0});
+    return write_verification_record(root(), r, false);
+  }
+  /// Writes a bandwidth report for the family's current hash with one variant "a" timed at
+  /// `medians` (microseconds, noise 1%).
+  std::string record_bandwidth(const std::string& family,
+                               const std::vector<double>& medians) const {
+    std::vector<bench::testing::Timing> t;
+    for (double m : medians) t.push_back({m, 0.01});
+    const std::string h = hash(family);
+    const std::string path = bandwidth_report_path(root(), family, h);
+    fs::create_directories(fs::path(path).parent_path());
+    bench::write_report(bench::testing::make_report(family, h, {"a"}, {t}), path);
+    return path;
+  }
+  /// Both kinds of evidence for both families.
+  void record_all(const std::vector<double>& medians) const {
+    for (const char* f : {"gather_cached_kv", "paged_attention"}) {
+      record_verification(f);
+      record_bandwidth(f, medians);
+    }
+  }
+
+ private:
+  fs::path root_;
+};
+
+}  // namespace pagecheck::review::testing

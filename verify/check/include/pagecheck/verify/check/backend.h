@@ -1,0 +1,48 @@
+#pragma once
+/// Where a case's kernel runs: the GPU through the device runner (in the worker process) or a
+/// CPU simulation (CI tests of the harness itself). run_case() drives either.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pagecheck/verify/device_runner.h"
+#include "pagecheck/verify/gen/variant_caps.h"
+
+namespace pagecheck::verify::check {
+
+/// A variant a backend can run.
+struct BackendVariant {
+  std::string registry;          ///< "builtin", "planted", "plugin" or "sim"
+  gen::VariantCaps caps;         ///< declared support (name, family, sizes, flags)
+  std::string description;       ///< one line
+  const void* handle = nullptr;  ///< backend-private (e.g. the VariantInfo)
+};
+
+/// Runs kernels on materialized problems.
+class CaseBackend {
+ public:
+  virtual ~CaseBackend() = default;
+  /// Every variant it can run (a stable list: pointers into it stay valid).
+  virtual const std::vector<BackendVariant>& variants() const = 0;
+  /// True when it can run at all; otherwise `reason` says why.
+  virtual bool available(std::string* reason) const = 0;
+  /// "NVIDIA H200 (sm_90, 132 SMs)" or "CPU simulation".
+  virtual std::string description() const = 0;
+  /// True for CPU simulations (they never count as a GPU).
+  virtual bool is_simulation() const { return false; }
+  /// Runs a paged-attention variant; the device output may use `out_layout` (strided).
+  virtual AttentionRun run_attention(const BackendVariant& v, const ref::PagedAttentionProblem& p,
+                                     const ref::TokenLayout& out_layout) = 0;
+  /// Runs a gather variant (outputs start as p.key / p.value).
+  virtual CopyRun run_gather(const BackendVariant& v, const ref::CacheCopyProblem& p) = 0;
+  /// Runs a reshape_and_cache variant (caches start as p.key_cache / p.value_cache).
+  virtual CopyRun run_reshape(const BackendVariant& v, const ref::CacheCopyProblem& p) = 0;
+};
+
+/// Finds a variant by registry, family and name across backends; nullptr when absent.
+/// `owner` receives the backend that has it.
+const BackendVariant* find_variant(const std::vector<CaseBackend*>& backends,
+                                   const std::string& registry, pc_family family,
+                                   const std::string& name, CaseBackend** owner);
+
+}  // namespace pagecheck::verify::check

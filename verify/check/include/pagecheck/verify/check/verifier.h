@@ -1,0 +1,74 @@
+#pragma once
+/// Property-based verification of kernel variants. Case i of a variant is one RapidCheck test
+/// (rc::detail::checkProperty with maxSuccess 1) seeded from (run seed, i), at a size that
+/// ramps over the run, so a case's spec depends only on (seed, cases, i) and shards split the
+/// run by index. Cases run in parallel on worker processes; the first failing case of a
+/// variant is then re-run under RapidCheck, which shrinks it (each step one case on a worker,
+/// surviving crashed workers) to the smallest failing spec, with a reproduce string and an
+/// HDF5 artefact.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pagecheck/verify/check/executor.h"
+#include "pagecheck/verify/check/report.h"
+#include "pagecheck/verify/gen/generators.h"
+
+namespace pagecheck::verify::check {
+
+/// A variant to verify.
+struct Target {
+  std::string registry = "builtin";  ///< registry the worker finds it in
+  gen::VariantCaps caps;             ///< declared support
+  /// "builtin:paged_attention/v1_baseline".
+  std::string id() const;
+};
+
+/// How case i of a run is generated.
+struct CaseParams {
+  int64_t index = 0;     ///< case index
+  uint64_t rc_seed = 0;  ///< RapidCheck seed of the case
+  int size = 0;          ///< RapidCheck size (0..100), ramping over the run
+  bool large = false;    ///< the case must use a cache over 2^31 elements
+};
+
+/// Parameters of case `index` of a run of `cases` cases. The last case of a variant that
+/// declares PC_CAP_LARGE_CACHE is its large-cache case.
+CaseParams case_params(const Target& target, uint64_t seed, int cases, int64_t index);
+/// RapidCheck test id of a case: "<target id>/size=S/large=L" (reproduce strings key on it).
+std::string rc_test_id(const Target& target, const CaseParams& params);
+/// The generator a case draws from.
+rc::Gen<gen::CaseSpec> case_generator(const Target& target, const CaseParams& params);
+/// The spec of a case (deterministic).
+gen::CaseSpec generate_case(const Target& target, const CaseParams& params);
+
+/// Options of a run.
+struct VerifyOptions {
+  int cases = 200;               ///< cases per variant (before sharding)
+  uint64_t seed = 1;             ///< run seed
+  Shard shard;                   ///< this process's shard
+  int jobs = 1;                  ///< parallel executors (worker processes)
+  int ref_threads = 0;           ///< reference threads per case (0 = all cores)
+  double shrink_budget_s = 120;  ///< time limit for shrinking one counterexample
+  std::string artifact_dir;      ///< where failure artefacts go ("" = none)
+  std::string device;            ///< device description for the report
+  /// Called about twice a second with a one-line progress text (may be empty).
+  std::function<void(const std::string&)> progress;
+};
+
+/// Makes executor number `worker` (0 .. jobs-1); executor 0 also shrinks.
+using ExecutorFactory = std::function<std::unique_ptr<CaseExecutor>(int worker)>;
+
+/// Verifies every target.
+RunReport run_verification(const std::vector<Target>& targets, const VerifyOptions& options,
+                           const ExecutorFactory& make_executor);
+
+/// Replays the reproduce entries of an RC_PARAMS value ("reproduce=…"), each against the
+/// target its test id names. Throws std::invalid_argument when the string is malformed or
+/// names an unknown target.
+RunReport replay_reproduce(const std::string& rc_params, const std::vector<Target>& targets,
+                           const VerifyOptions& options, const ExecutorFactory& make_executor);
+
+}  // namespace pagecheck::verify::check

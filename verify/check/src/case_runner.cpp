@@ -1,0 +1,227 @@
+/// One case end to end: materialize, run the variant, run the reference, compare, artefact.
+#include "pagecheck/verify/check/case_runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+
+#include "pagecheck/reference/cache_copy.h"
+#include "pagecheck/registry.h"
+#include "pagecheck/verify/check/artifact.h"
+#include "pagecheck/verify/check/compare.h"
+#include "pagecheck/verify/gen/materialize.h"
+
+namespace pagecheck::verify::check {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// Maps the device-side outcome; returns true when the outputs are worth comparing.
+bool device_outcome(const DeviceRunOutcome& d, CaseResult& r) {
+  r.device_ms = d.elapsed_ms;
+  switch (d.disposition) {
+    case LaunchDisposition::kLaunched:
+      break;
+    case LaunchDisposition::kNotSupported:
+      r.outcome = Outcome::kNotSupported;
+      r.message = "variant refused the problem: " + d.message;
+      return false;
+    case LaunchDisposition::kInvalid:
+      r.outcome = Outcome::kInvalid;
+      r.message = "variant called valid arguments invalid: " + d.message;
+      return false;
+    case LaunchDisposition::kLaunchFailed:
+      r.outcome = d.sticky_error ? Outcome::kFault : Outcome::kLaunchFailed;
+      r.message = d.message;
+      r.restart = d.sticky_error;
+      return false;
+  }
+  if (d.sticky_error) {
+    r.outcome = Outcome::kFault;
+    r.message = d.message;
+    r.restart = true;
+    return false;
+  }
+  return true;
+}
+
+/// Adds a guard-zone violation to an otherwise finished comparison.
+void check_guards(const DeviceRunOutcome& d, CaseResult& r) {
+  if (d.guards_intact) return;
+  r.outcome = Outcome::kIncorrect;
+  r.message =
+      "guard zone overwritten: " + d.guard_report + (r.message.empty() ? "" : "; " + r.message);
+}
+
+struct Attempt {
+  const CaseRequest& request;
+  const BackendVariant& variant;
+  CaseBackend& backend;
+  const ToleranceModel& model;
+};
+
+CaseResult run_attention(const Attempt& a, const ref::PagedAttentionProblem& problem) {
+  CaseResult r;
+  const auto& spec = std::get<gen::AttentionSpec>(a.request.spec);
+  const AttentionRun run = a.backend.run_attention(a.variant, problem, gen::out_layout(spec));
+  const bool compare = device_outcome(run.outcome, r);
+  ref::PagedAttentionResult reference;
+  std::vector<double> tol;
+  const auto ref_start = Clock::now();
+  if (compare || !a.request.artifact.empty()) {
+    reference = ref::paged_attention(problem, {a.request.ref_threads});
+    tol = attention_tolerance(problem, reference, a.model, a.request.ref_threads);
+  }
+  if (compare) {
+    const AttentionComparison c = compare_attention(problem, reference, tol, run.out);
+    r.outcome = c.passed() ? Outcome::kPassed : Outcome::kIncorrect;
+    r.message = c.describe();
+    r.comparison = c;
+    r.max_ratio = c.max_ratio;
+    r.max_abs = c.metrics.max_abs;
+    check_guards(run.outcome, r);
+  }
+  r.reference_ms = ms_since(ref_start);
+  if (!a.request.artifact.empty()) {
+    ArtifactContents contents;
+    contents.request = &a.request;
+    contents.result = &r;
+    contents.attention = &problem;
+    contents.reference = &reference;
+    contents.tolerance = &tol;
+    contents.actual_out = &run.out;
+    write_artifact(a.request.artifact, contents);
+    r.artifact = a.request.artifact;
+  }
+  return r;
+}
+
+CaseResult run_copy(const Attempt& a, ref::CacheCopyProblem problem) {
+  CaseResult r;
+  const bool gather = gen::family_of(a.request.spec) == PC_FAMILY_GATHER_CACHED_KV;
+  const CopyRun run =
+      gather ? a.backend.run_gather(a.variant, problem) : a.backend.run_reshape(a.variant, problem);
+  const bool compare = device_outcome(run.outcome, r);
+  const auto ref_start = Clock::now();
+  // The inputs are kept only for an artefact of an ordinary case; a multi-GiB cache is turned
+  // into the expected result in place.
+  const bool keep_inputs = !a.request.artifact.empty() && !gen::is_large(a.request.spec);
+  ref::CacheCopyProblem inputs;
+  if (keep_inputs) inputs = problem;
+  ref::CacheCopyProblem expected = std::move(problem);
+  if (gather) {
+    ref::gather_cached_kv(expected);
+  } else {
+    ref::reshape_and_cache(expected);
+  }
+  if (compare) {
+    const CopyComparison c = compare_copy(expected, gather, run.first, run.second);
+    r.outcome = c.passed() ? Outcome::kPassed : Outcome::kIncorrect;
+    r.message = c.describe();
+    r.comparison = c;
+    check_guards(run.outcome, r);
+  }
+  r.reference_ms = ms_since(ref_start);
+  if (!a.request.artifact.empty()) {
+    ArtifactContents contents;
+    contents.request = &a.request;
+    contents.result = &r;
+    contents.copy_inputs = keep_inputs ? &inputs : &expected;
+    contents.copy_expected = &expected;
+    contents.actual_first = &run.first;
+    contents.actual_second = &run.second;
+    write_artifact(a.request.artifact, contents);
+    r.artifact = a.request.artifact;
+  }
+  return r;
+}
+
+/// Runs a request whose problem is given (materialized or loaded from an artefact).
+template <typename Problem>
+CaseResult run_with_problem(const std::vector<CaseBackend*>& backends, const CaseRequest& request,
+                            const ToleranceModel& model, Problem problem) {
+  CaseBackend* owner = nullptr;
+  const pc_family family = gen::family_of(request.spec);
+  const BackendVariant* v =
+      find_variant(backends, request.registry, family, request.variant, &owner);
+  if (v == nullptr) {
+    CaseResult r;
+    r.outcome = Outcome::kError;
+    r.message = "no " + std::string(family_name(family)) + " variant '" + request.variant +
+                "' in registry '" + request.registry + "'";
+    return r;
+  }
+  const Attempt attempt{request, *v, *owner, model};
+  if constexpr (std::is_same_v<Problem, ref::PagedAttentionProblem>) {
+    return run_attention(attempt, problem);
+  } else {
+    return run_copy(attempt, std::move(problem));
+  }
+}
+
+CaseResult error_result(const char* stage, const std::exception& e) {
+  CaseResult r;
+  r.outcome = Outcome::kError;
+  r.message = std::string(stage) + ": " + e.what();
+  return r;
+}
+
+}  // namespace
+
+const BackendVariant* find_variant(const std::vector<CaseBackend*>& backends,
+                                   const std::string& registry, pc_family family,
+                                   const std::string& name, CaseBackend** owner) {
+  for (CaseBackend* b : backends) {
+    for (const BackendVariant& v : b->variants()) {
+      if (v.registry == registry && v.caps.family == family && v.caps.name == name) {
+        if (owner != nullptr) *owner = b;
+        return &v;
+      }
+    }
+  }
+  return nullptr;
+}
+
+CaseResult run_case(const std::vector<CaseBackend*>& backends, const CaseRequest& request,
+                    const ToleranceModel& model) {
+  const auto start = Clock::now();
+  CaseResult r;
+  try {
+    if (const auto* a = std::get_if<gen::AttentionSpec>(&request.spec)) {
+      r = run_with_problem(backends, request, model, gen::materialize(*a));
+    } else {
+      r = run_with_problem(backends, request, model,
+                           gen::materialize(std::get<gen::CopySpec>(request.spec)));
+    }
+  } catch (const std::exception& e) {
+    r = error_result("harness", e);
+  }
+  r.total_ms = ms_since(start);
+  return r;
+}
+
+CaseResult replay_artifact(const std::vector<CaseBackend*>& backends, const std::string& path,
+                           int ref_threads, const ToleranceModel& model) {
+  const LoadedArtifact a = read_artifact(path);  // bad files throw (exit 2)
+  const auto start = Clock::now();
+  CaseRequest request;
+  request.registry = a.registry;
+  request.variant = a.variant;
+  request.spec = a.spec;
+  request.ref_threads = ref_threads;
+  CaseResult r;
+  try {
+    r = a.attention ? run_with_problem(backends, request, model, *a.attention)
+                    : run_with_problem(backends, request, model, *a.copy);
+  } catch (const std::exception& e) {
+    r = error_result("harness", e);
+  }
+  r.total_ms = ms_since(start);
+  return r;
+}
+
+}  // namespace pagecheck::verify::check

@@ -1,0 +1,199 @@
+/// Attention comparison within tolerance; bit-exact copy comparison with located mismatches.
+#include "pagecheck/verify/check/compare.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace pagecheck::verify::check {
+namespace {
+
+std::string coord_text(const std::array<int64_t, 3>& c) {
+  return "(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
+}
+
+uint32_t bits_at(const std::vector<std::byte>& buffer, int64_t index, std::size_t size) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, buffer.data() + index * static_cast<int64_t>(size), size);
+  return bits;
+}
+
+/// Logical position of an element offset inside a token tensor.
+std::string token_position(const ref::TokenLayout& l, int64_t off) {
+  const int64_t token = off / l.stride_token, rem = off % l.stride_token;
+  const int64_t head = rem / l.stride_head, dim = rem % l.stride_head;
+  if (token >= l.num_tokens || head >= l.num_heads || dim >= l.head_size) return "padding";
+  return "token " + std::to_string(token) + ", head " + std::to_string(head) + ", dim " +
+         std::to_string(dim);
+}
+
+/// Logical position of an element offset inside the key (is_key) or value cache.
+std::string cache_position(const ref::PagedCacheLayout& c, bool is_key, int64_t off) {
+  const int64_t block = off / (is_key ? c.key_stride_block : c.value_stride_block);
+  int64_t rem = off % (is_key ? c.key_stride_block : c.value_stride_block);
+  const int64_t head = rem / (is_key ? c.key_stride_head : c.value_stride_head);
+  rem %= is_key ? c.key_stride_head : c.value_stride_head;
+  int64_t dim = 0, slot = 0;
+  bool padding = head >= c.num_kv_heads;
+  if (is_key) {
+    const int64_t group = rem / c.key_stride_group;
+    rem %= c.key_stride_group;
+    slot = rem / c.key_stride_slot;
+    const int64_t e = rem % c.key_stride_slot;
+    dim = group * c.x + e;
+    padding = padding || group >= c.head_size / c.x || slot >= c.block_size || e >= c.x;
+  } else {
+    dim = rem / c.value_stride_dim;
+    slot = rem % c.value_stride_dim;
+    padding = padding || dim >= c.head_size || slot >= c.block_size;
+  }
+  if (block >= c.num_blocks || padding) return "padding of block " + std::to_string(block);
+  return "block " + std::to_string(block) + ", head " + std::to_string(head) + ", dim " +
+         std::to_string(dim) + ", slot " + std::to_string(slot);
+}
+
+/// Counts differing elements of two equally sized buffers; describes the first one.
+template <typename Where>
+void compare_buffer(const char* name, DType dtype, const std::vector<std::byte>& expected,
+                    const std::vector<std::byte>& actual, Where where, CopyComparison& out) {
+  const std::size_t size = dtype_size(dtype);
+  const int64_t count = static_cast<int64_t>(expected.size() / size);
+  out.elements += count;
+  if (expected.size() != actual.size()) {
+    out.mismatches += count;
+    if (out.first.empty()) {
+      out.first = std::string(name) + ": kernel buffer holds " + std::to_string(actual.size()) +
+                  " bytes, expected " + std::to_string(expected.size());
+    }
+    return;
+  }
+  constexpr int64_t kChunk = 1 << 16;  // skip equal chunks with memcmp (multi-GiB caches)
+  for (int64_t begin = 0; begin < count; begin += kChunk) {
+    const int64_t end = std::min(count, begin + kChunk);
+    const std::size_t offset = static_cast<std::size_t>(begin) * size;
+    if (std::memcmp(expected.data() + offset, actual.data() + offset,
+                    static_cast<std::size_t>(end - begin) * size) == 0) {
+      continue;
+    }
+    for (int64_t i = begin; i < end; ++i) {
+      const uint32_t e = bits_at(expected, i, size), a = bits_at(actual, i, size);
+      if (e == a) continue;
+      if (out.mismatches++ == 0) {
+        char text[160];
+        std::snprintf(text, sizeof text, "expected bits 0x%0*x (%.9g) got 0x%0*x (%.9g)",
+                      static_cast<int>(2 * size), e, load_element(dtype, expected.data(), i),
+                      static_cast<int>(2 * size), a, load_element(dtype, actual.data(), i));
+        out.first =
+            std::string(name) + " element " + std::to_string(i) + " (" + where(i) + "): " + text;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string AttentionComparison::describe() const {
+  std::ostringstream os;
+  os.precision(6);
+  if (passed()) {
+    os << "all " << metrics.count << " elements within tolerance (max error/tolerance " << max_ratio
+       << ")";
+  } else {
+    os << violations << " of " << metrics.count << " elements over tolerance";
+  }
+  os << "; worst (seq,head,dim)=" << coord_text(worst) << " expected " << worst_expected << " got "
+     << worst_actual << " tol " << worst_tolerance << "; max_abs=" << metrics.max_abs
+     << " max_rel=" << metrics.max_rel << " rel_norm=" << metrics.rel_norm;
+  if (metrics.num_nonfinite > 0) os << " (" << metrics.num_nonfinite << " non-finite)";
+  return os.str();
+}
+
+AttentionComparison compare_attention(const ref::PagedAttentionProblem& problem,
+                                      const ref::PagedAttentionResult& reference,
+                                      const std::vector<double>& tolerance,
+                                      const std::vector<std::byte>& actual) {
+  const int64_t hs = problem.head_size();
+  const int64_t count = problem.num_seqs * problem.num_heads * hs;
+  const std::size_t size = dtype_size(problem.dtype);
+  if (static_cast<int64_t>(actual.size()) != count * static_cast<int64_t>(size) ||
+      static_cast<int64_t>(tolerance.size()) != count ||
+      static_cast<int64_t>(reference.out.size()) != count) {
+    throw std::invalid_argument(
+        "compare_attention: output, tolerance or reference size differs "
+        "from num_seqs * num_heads * head_size = " +
+        std::to_string(count));
+  }
+  std::vector<double> got(count);
+  for (int64_t i = 0; i < count; ++i) got[i] = load_element(problem.dtype, actual.data(), i);
+  AttentionComparison c;
+  c.metrics = ref::compare(reference.out, got, {problem.num_seqs, problem.num_heads, hs}, 1e-3);
+  c.max_ratio = -1;
+  for (int64_t i = 0; i < count; ++i) {
+    const double err = std::fabs(got[i] - reference.out[i]);
+    const double ratio =
+        std::isfinite(got[i]) ? err / tolerance[i] : std::numeric_limits<double>::infinity();
+    if (!(ratio <= 1.0)) ++c.violations;
+    if (ratio > c.max_ratio) {
+      c.max_ratio = ratio;
+      c.worst = {i / (problem.num_heads * hs), (i / hs) % problem.num_heads, i % hs};
+      c.worst_expected = reference.out[i];
+      c.worst_actual = got[i];
+      c.worst_tolerance = tolerance[i];
+    }
+  }
+  return c;
+}
+
+std::string CopyComparison::describe() const {
+  if (passed()) return "all " + std::to_string(elements) + " elements bit-identical";
+  return std::to_string(mismatches) + " of " + std::to_string(elements) +
+         " elements differ; first: " + first;
+}
+
+CopyComparison compare_copy(const ref::CacheCopyProblem& expected, bool gather,
+                            const std::vector<std::byte>& first,
+                            const std::vector<std::byte>& second) {
+  CopyComparison out;
+  if (gather) {
+    compare_buffer(
+        "key_out", expected.dtype, expected.key, first,
+        [&](int64_t i) { return token_position(expected.key_layout, i); }, out);
+    compare_buffer(
+        "value_out", expected.dtype, expected.value, second,
+        [&](int64_t i) { return token_position(expected.value_layout, i); }, out);
+  } else {
+    compare_buffer(
+        "key_cache", expected.dtype, expected.key_cache, first,
+        [&](int64_t i) { return cache_position(expected.cache, true, i); }, out);
+    compare_buffer(
+        "value_cache", expected.dtype, expected.value_cache, second,
+        [&](int64_t i) { return cache_position(expected.cache, false, i); }, out);
+  }
+  return out;
+}
+
+void to_json(nlohmann::json& j, const AttentionComparison& c) {
+  auto finite = [](double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+  };
+  j = nlohmann::json{{"max_abs", finite(c.metrics.max_abs)},
+                     {"max_rel", finite(c.metrics.max_rel)},
+                     {"rel_norm", finite(c.metrics.rel_norm)},
+                     {"nonfinite", c.metrics.num_nonfinite},
+                     {"max_ratio", finite(c.max_ratio)},
+                     {"worst", c.worst},
+                     {"worst_expected", c.worst_expected},
+                     {"worst_actual", finite(c.worst_actual)},
+                     {"worst_tolerance", c.worst_tolerance},
+                     {"violations", c.violations},
+                     {"elements", c.metrics.count}};
+}
+
+void to_json(nlohmann::json& j, const CopyComparison& c) {
+  j = nlohmann::json{{"elements", c.elements}, {"mismatches", c.mismatches}, {"first", c.first}};
+}
+
+}  // namespace pagecheck::verify::check

@@ -1,0 +1,335 @@
+/// Report JSON, merging of shard reports, and the summary table.
+#include "pagecheck/verify/check/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "pagecheck/registry.h"
+#include "pagecheck/verify/gen/classify.h"
+
+namespace pagecheck::verify::check {
+namespace {
+
+using nlohmann::json;
+
+json number(double v) {
+  return std::isfinite(v) ? json(v) : json("inf");
+}
+double number_from(const json& j) {
+  return j.is_string() ? INFINITY : j.get<double>();
+}
+
+template <typename M>
+void add_counts(M& into, const M& from) {
+  for (const auto& [k, v] : from) into[k] += v;
+}
+
+/// "flat 40 peaked 90 mixed 70".
+std::string counts_text(const std::map<std::string, int64_t>& m) {
+  std::ostringstream os;
+  for (const auto& [k, v] : m) os << (os.tellp() > 0 ? " " : "") << k << " " << v;
+  return os.str();
+}
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+bool VariantReport::ok() const {
+  return failed == 0 && errors == 0 && !failure && (run == 0 || 2 * not_supported <= run);
+}
+
+int RunReport::exit_code() const {
+  bool any_failure = false, any_error = false;
+  for (const auto& v : variants) {
+    any_failure =
+        any_failure || v.failed > 0 || v.failure || (v.run > 0 && 2 * v.not_supported > v.run);
+    any_error = any_error || v.errors > 0;
+  }
+  if (any_failure) return 1;
+  return any_error ? 3 : 0;
+}
+
+void to_json(json& j, const FailureInfo& f) {
+  j = json{{"case_index", f.case_index},
+           {"spec", f.spec},
+           {"spec_text", f.spec_text},
+           {"original_summary", f.original_summary},
+           {"outcome", outcome_name(f.outcome)},
+           {"message", f.message},
+           {"comparison", f.comparison},
+           {"rc_id", f.rc_id},
+           {"reproduce", f.reproduce},
+           {"artifact", f.artifact},
+           {"shrink_steps", f.shrink_steps},
+           {"shrink_seconds", f.shrink_seconds},
+           {"seconds_to_find", f.seconds_to_find},
+           {"shrunk_size", f.shrunk_size},
+           {"shrink_budget_hit", f.shrink_budget_hit},
+           {"reproduced", f.reproduced}};
+}
+
+void from_json(const json& j, FailureInfo& f) {
+  f.case_index = j.at("case_index").get<int64_t>();
+  f.spec = j.at("spec");
+  f.spec_text = j.value("spec_text", std::string());
+  f.original_summary = j.value("original_summary", std::string());
+  f.outcome = parse_outcome(j.at("outcome").get<std::string>());
+  f.message = j.value("message", std::string());
+  f.comparison = j.value("comparison", json());
+  f.rc_id = j.value("rc_id", std::string());
+  f.reproduce = j.value("reproduce", std::string());
+  f.artifact = j.value("artifact", std::string());
+  f.shrink_steps = j.value("shrink_steps", 0);
+  f.shrink_seconds = j.value("shrink_seconds", 0.0);
+  f.seconds_to_find = j.value("seconds_to_find", 0.0);
+  f.shrunk_size = j.value("shrunk_size", int64_t{0});
+  f.shrink_budget_hit = j.value("shrink_budget_hit", false);
+  f.reproduced = j.value("reproduced", true);
+}
+
+void to_json(json& j, const VariantReport& v) {
+  j = json{{"registry", v.registry},
+           {"family", v.family},
+           {"variant", v.variant},
+           {"planned", v.planned},
+           {"run", v.run},
+           {"passed", v.passed},
+           {"failed", v.failed},
+           {"not_supported", v.not_supported},
+           {"errors", v.errors},
+           {"error_messages", v.error_messages},
+           {"regimes", v.regimes},
+           {"tags", v.tags},
+           {"outcomes", v.outcomes},
+           {"max_ratio", number(v.max_ratio)},
+           {"max_abs", number(v.max_abs)},
+           {"seconds", v.seconds},
+           {"shards", v.shards},
+           {"ok", v.ok()},
+           {"failure", v.failure ? json(*v.failure) : json(nullptr)}};
+}
+
+void from_json(const json& j, VariantReport& v) {
+  v.registry = j.at("registry").get<std::string>();
+  v.family = j.at("family").get<std::string>();
+  v.variant = j.at("variant").get<std::string>();
+  v.planned = j.at("planned").get<int64_t>();
+  v.run = j.at("run").get<int64_t>();
+  v.passed = j.at("passed").get<int64_t>();
+  v.failed = j.at("failed").get<int64_t>();
+  v.not_supported = j.at("not_supported").get<int64_t>();
+  v.errors = j.at("errors").get<int64_t>();
+  v.error_messages = j.value("error_messages", std::vector<std::string>());
+  v.regimes = j.at("regimes").get<std::map<std::string, int64_t>>();
+  v.tags = j.at("tags").get<std::map<std::string, int64_t>>();
+  v.outcomes = j.value("outcomes", std::map<std::string, int64_t>());
+  v.max_ratio = number_from(j.at("max_ratio"));
+  v.max_abs = number_from(j.at("max_abs"));
+  v.seconds = j.at("seconds").get<double>();
+  v.shards = j.value("shards", std::vector<int>());
+  if (j.contains("failure") && !j.at("failure").is_null())
+    v.failure = j.at("failure").get<FailureInfo>();
+}
+
+void to_json(json& j, const RunReport& r) {
+  j = json{{"schema", kReportSchema},
+           {"seed", std::to_string(r.seed)},
+           {"cases", r.cases},
+           {"shard_count", r.shard_count},
+           {"shards", r.shards},
+           {"device", r.device},
+           {"wall_seconds", r.wall_seconds},
+           {"exit_code", r.exit_code()},
+           {"variants", r.variants},
+           {"notes", r.notes}};
+}
+
+void from_json(const json& j, RunReport& r) {
+  if (j.value("schema", std::string()) != kReportSchema) {
+    throw std::invalid_argument("not a " + std::string(kReportSchema) + " document");
+  }
+  r.seed = std::stoull(j.at("seed").get<std::string>());
+  r.cases = j.at("cases").get<int>();
+  r.shard_count = j.at("shard_count").get<int>();
+  r.shards = j.at("shards").get<std::vector<int>>();
+  r.device = j.value("device", std::string());
+  r.wall_seconds = j.value("wall_seconds", 0.0);
+  r.variants = j.at("variants").get<std::vector<VariantReport>>();
+  r.notes = j.value("notes", std::vector<std::string>());
+}
+
+RunReport merge_reports(const std::vector<RunReport>& reports) {
+  if (reports.empty()) throw std::invalid_argument("merge: no reports");
+  RunReport out;
+  out.seed = reports[0].seed;
+  out.cases = reports[0].cases;
+  out.shard_count = reports[0].shard_count;
+  out.device = reports[0].device;
+  std::set<int> seen;
+  std::vector<std::string> order;
+  std::map<std::string, VariantReport> by_key;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const RunReport& r = reports[i];
+    const std::string which = "report " + std::to_string(i + 1);
+    if (r.seed != out.seed || r.cases != out.cases || r.shard_count != out.shard_count) {
+      throw std::invalid_argument("merge: " + which + " has seed/cases/shard count " +
+                                  std::to_string(r.seed) + "/" + std::to_string(r.cases) + "/" +
+                                  std::to_string(r.shard_count) + ", the first has " +
+                                  std::to_string(out.seed) + "/" + std::to_string(out.cases) + "/" +
+                                  std::to_string(out.shard_count));
+    }
+    for (int s : r.shards) {
+      if (!seen.insert(s).second) {
+        throw std::invalid_argument("merge: shard " + std::to_string(s) + " appears twice (" +
+                                    which + ")");
+      }
+    }
+    out.wall_seconds = std::max(out.wall_seconds, r.wall_seconds);
+    for (const std::string& n : r.notes) {
+      if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end())
+        out.notes.push_back(n);
+    }
+    for (const VariantReport& v : r.variants) {
+      const std::string key = v.registry + ":" + v.family + "/" + v.variant;
+      auto it = by_key.find(key);
+      if (it == by_key.end()) {
+        order.push_back(key);
+        by_key.emplace(key, v);
+        continue;
+      }
+      VariantReport& m = it->second;
+      m.planned += v.planned;
+      m.run += v.run;
+      m.passed += v.passed;
+      m.failed += v.failed;
+      m.not_supported += v.not_supported;
+      m.errors += v.errors;
+      for (const auto& e : v.error_messages) {
+        if (m.error_messages.size() < 5) m.error_messages.push_back(e);
+      }
+      add_counts(m.regimes, v.regimes);
+      add_counts(m.tags, v.tags);
+      add_counts(m.outcomes, v.outcomes);
+      m.max_ratio = std::max(m.max_ratio, v.max_ratio);
+      m.max_abs = std::max(m.max_abs, v.max_abs);
+      m.seconds += v.seconds;
+      m.shards.insert(m.shards.end(), v.shards.begin(), v.shards.end());
+      if (v.failure && (!m.failure || v.failure->case_index < m.failure->case_index)) {
+        m.failure = v.failure;
+      }
+    }
+  }
+  out.shards.assign(seen.begin(), seen.end());
+  for (const auto& key : order) out.variants.push_back(by_key.at(key));
+  std::vector<std::string> missing;
+  for (int s = 0; s < out.shard_count; ++s) {
+    if (!seen.count(s)) missing.push_back(std::to_string(s));
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ",") + m;
+    out.notes.push_back("incomplete: shards " + list + " of " + std::to_string(out.shard_count) +
+                        " are missing");
+  }
+  return out;
+}
+
+void print_summary(std::ostream& out, const RunReport& r) {
+  out << "pagecheck verify: seed " << r.seed << ", " << r.cases << " cases per variant";
+  if (r.shard_count > 1) {
+    out << ", shards";
+    for (int s : r.shards) out << " " << s;
+    out << " of " << r.shard_count;
+  }
+  if (!r.device.empty()) out << ", " << r.device;
+  out << "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-4s %-40s %6s %6s %6s %6s %10s %8s\n", "", "variant",
+                "cases", "passed", "unsup", "failed", "max err/tol", "seconds");
+  out << line;
+  for (const VariantReport& v : r.variants) {
+    const std::string name =
+        v.family + "/" + v.variant + (v.registry == "builtin" ? "" : " [" + v.registry + "]");
+    const bool attention = v.family == "paged_attention";
+    std::snprintf(line, sizeof line, "  %-4s %-40s %6lld %6lld %6lld %6lld %10s %8.2f\n",
+                  v.ok() ? "ok" : "FAIL", name.c_str(), static_cast<long long>(v.run),
+                  static_cast<long long>(v.passed), static_cast<long long>(v.not_supported),
+                  static_cast<long long>(v.failed + (v.failure && v.failed == 0 ? 1 : 0)),
+                  attention ? fixed(v.max_ratio, 3).c_str() : "bit-exact", v.seconds);
+    out << line;
+    out << "         regimes: " << counts_text(v.regimes) << "\n";
+    const auto all = gen::all_edge_tags(parse_family(v.family));
+    int hit = 0;
+    std::string missing;
+    for (const auto& t : all) {
+      if (v.tags.count(t)) {
+        ++hit;
+      } else {
+        missing += (missing.empty() ? "" : " ") + t;
+      }
+    }
+    out << "         edge cases hit " << hit << "/" << all.size() << ": " << counts_text(v.tags)
+        << "\n";
+    if (!missing.empty()) out << "         never hit: " << missing << "\n";
+    for (const auto& e : v.error_messages) out << "         harness error: " << e << "\n";
+  }
+  for (const VariantReport& v : r.variants) {
+    if (!v.failure) continue;
+    const FailureInfo& f = *v.failure;
+    out << "\nCOUNTEREXAMPLE " << v.family << "/" << v.variant << " (case " << f.case_index
+        << ", found after " << fixed(f.seconds_to_find, 2) << " s; shrunk in " << f.shrink_steps
+        << " steps, " << fixed(f.shrink_seconds, 2) << " s"
+        << (f.shrink_budget_hit ? ", shrink budget reached" : "") << ")\n";
+    out << "  first failing case: " << f.original_summary << "\n";
+    out << "  shrunk layout:\n";
+    std::istringstream block(f.spec_text);
+    for (std::string l; std::getline(block, l);) out << "    " << l << "\n";
+    out << "  " << outcome_name(f.outcome) << ": " << f.message << "\n";
+    if (!f.reproduced) out << "  (the shrink run did not see the failure again: flaky)\n";
+    if (!f.reproduce.empty()) {
+      out << "  reproduce: RC_PARAMS=\"" << f.reproduce << "\" pagecheck verify --kernel "
+          << v.family << " --variant " << v.variant << "\n";
+    }
+    if (!f.artifact.empty()) {
+      out << "  artefact:  " << f.artifact << "  (pagecheck verify --reproduce " << f.artifact
+          << ")\n";
+    }
+  }
+  for (const auto& n : r.notes) out << "note: " << n << "\n";
+  out << "wall time " << fixed(r.wall_seconds, 1) << " s\n";
+}
+
+RunReport read_report(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("cannot read report '" + path + "'");
+  try {
+    return json::parse(in).get<RunReport>();
+  } catch (const std::exception& e) {
+    throw std::invalid_argument("report '" + path + "': " + e.what());
+  }
+}
+
+void write_report(const std::string& path, const RunReport& report) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp);
+    out << json(report).dump(2) << "\n";
+    if (!out) throw std::runtime_error("cannot write report '" + path + "'");
+  }
+  std::filesystem::rename(temp, path);
+}
+
+}  // namespace pagecheck::verify::check

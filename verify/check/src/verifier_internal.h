@@ -1,0 +1,139 @@
+#pragma once
+/// Internals shared by the verifier's run, shrink and replay code (not installed).
+#include <rapidcheck.h>
+
+#include <chrono>
+#include <limits>
+#include <mutex>
+#include <sstream>
+
+#include "pagecheck/registry.h"
+#include "pagecheck/verify/check/verifier.h"
+#include "pagecheck/verify/gen/classify.h"
+
+namespace pagecheck::verify::check::detail {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+inline uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Swallows RapidCheck's per-case events (the harness reports on its own).
+class SilentListener final : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+inline rc::detail::TestParams test_params(const CaseParams& p) {
+  rc::detail::TestParams params;
+  params.seed = p.rc_seed;
+  params.maxSuccess = 1;
+  params.maxSize = 100;
+  params.maxDiscardRatio = 10;
+  return params;
+}
+
+inline rc::detail::TestMetadata metadata(const std::string& id) {
+  rc::detail::TestMetadata m;
+  m.id = id;
+  m.description = id;
+  return m;
+}
+
+/// "reproduce=…" for one test id (only the reproduce key of RapidCheck's configuration).
+inline std::string reproduce_string(const std::string& id, const rc::detail::Reproduce& reproduce) {
+  rc::detail::Configuration config;
+  config.reproduce[id] = reproduce;
+  std::istringstream tokens(rc::detail::configToMinimalString(config));
+  std::string token, out;
+  while (tokens >> token) {
+    if (token.rfind("reproduce=", 0) == 0) out = token;
+  }
+  return out;
+}
+
+inline CaseRequest make_request(const Target& t, const gen::CaseSpec& spec,
+                                const VerifyOptions& o) {
+  CaseRequest r;
+  r.registry = t.registry;
+  r.variant = t.caps.name;
+  r.spec = spec;
+  r.ref_threads = o.ref_threads;
+  return r;
+}
+
+/// Per target bookkeeping during a run.
+struct TargetState {
+  VariantReport report;
+  std::vector<CaseParams> params;
+  std::vector<gen::CaseSpec> specs;
+  std::mutex mutex;
+  int64_t first_fail = std::numeric_limits<int64_t>::max();
+  std::size_t first_fail_slot = 0;
+  CaseResult first_fail_result;
+  bool started = false;
+  Clock::time_point start;
+  double seconds_to_find = 0;
+};
+
+inline void record(TargetState& st, std::size_t slot, const CaseResult& r) {
+  VariantReport& v = st.report;
+  ++v.run;
+  ++v.outcomes[outcome_name(r.outcome)];
+  v.seconds += r.total_ms / 1000.0;
+  const gen::CaseSpec& spec = st.specs[slot];
+  const gen::Regime regime = std::visit([](const auto& s) { return s.regime; }, spec);
+  ++v.regimes[gen::regime_name(regime)];
+  for (const auto& tag : gen::edge_tags(spec)) ++v.tags[tag];
+  switch (r.outcome) {
+    case Outcome::kPassed:
+      ++v.passed;
+      v.max_ratio = std::max(v.max_ratio, r.max_ratio);
+      v.max_abs = std::max(v.max_abs, r.max_abs);
+      break;
+    case Outcome::kNotSupported:
+      ++v.not_supported;
+      break;
+    case Outcome::kError:
+      ++v.errors;
+      if (v.error_messages.size() < 5) {
+        v.error_messages.push_back("case " + std::to_string(st.params[slot].index) + ": " +
+                                   r.message);
+      }
+      break;
+    default:
+      ++v.failed;
+      if (st.params[slot].index < st.first_fail) {
+        st.first_fail = st.params[slot].index;
+        st.first_fail_slot = slot;
+        st.first_fail_result = r;
+        st.seconds_to_find = seconds_since(st.start);
+      }
+  }
+}
+
+inline VariantReport empty_report(const Target& t, const VerifyOptions& o) {
+  VariantReport v;
+  v.registry = t.registry;
+  v.family = family_name(t.caps.family);
+  v.variant = t.caps.name;
+  v.shards = {o.shard.index};
+  return v;
+}
+
+/// Shrinks a failing case under RapidCheck; every step is one case on `executor`.
+FailureInfo shrink_failure(const Target& t, const CaseParams& params, const gen::CaseSpec& original,
+                           const CaseResult& original_result, CaseExecutor& executor,
+                           const VerifyOptions& o);
+
+}  // namespace pagecheck::verify::check::detail

@@ -1,0 +1,146 @@
+#pragma once
+/// A verification case as a small, shrinkable description (a "spec"): shapes, lengths, block
+/// table, slot mapping, stride padding, content regime and content seed. Tensor contents are
+/// not part of the spec; materialize() fills them deterministically from the seed.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pagecheck/plugin.h"
+#include "pagecheck/reference/dtype.h"
+#include "pagecheck/reference/layout.h"
+
+namespace pagecheck::verify::gen {
+
+/// Named content regimes (how tensor contents are drawn).
+enum class Regime : int32_t {
+  kFlat = 0,    ///< attention: small logits, near-uniform softmax; values mixed sign
+  kPeaked = 1,  ///< attention: logit spread of several units, a few keys dominate
+  kMixed = 2,   ///< mixed sign and magnitude (values over four decades)
+  kBits = 3,    ///< copies: random bit patterns (NaN payloads, infinities, subnormals, -0)
+};
+/// "flat", "peaked", "mixed", "bits".
+const char* regime_name(Regime regime);
+/// Inverse of regime_name; throws std::invalid_argument naming the text.
+Regime parse_regime(std::string_view text);
+
+/// Extra elements added to the packed strides of the paged cache (0 = packed).
+struct CachePadding {
+  int64_t key_block = 0;    ///< added to key_stride_block
+  int64_t key_head = 0;     ///< added to key_stride_head
+  int64_t value_block = 0;  ///< added to value_stride_block
+  int64_t value_head = 0;   ///< added to value_stride_head
+  bool any() const { return key_block || key_head || value_block || value_head; }
+};
+
+/// Extra elements added to the packed strides of a [tokens, heads, head_size] tensor.
+struct TokenPadding {
+  int64_t token = 0;  ///< added to stride_token (e.g. the K and V parts of a fused QKV row)
+  int64_t head = 0;   ///< added to stride_head
+  bool any() const { return token || head; }
+};
+
+/// Block-table entry written past a sequence's last used block: outside the pool, so a kernel
+/// that dereferences it faults (or reads poison).
+constexpr int32_t kUnusedTableEntry = 0x7fffff00;
+
+/// One paged-attention decode case.
+struct AttentionSpec {
+  DType dtype = DType::kFloat16;      ///< storage dtype
+  int64_t head_size = 64;             ///< elements per head
+  int64_t block_size = 16;            ///< slots per block
+  int64_t num_seqs = 1;               ///< sequences (one query token each)
+  int64_t num_heads = 1;              ///< query heads
+  int64_t num_kv_heads = 1;           ///< kv heads (divides num_heads)
+  std::vector<int32_t> context_lens;  ///< [num_seqs], each >= 1
+  int64_t max_blocks_per_seq = 1;     ///< block-table columns
+  int64_t num_blocks = 1;             ///< physical blocks in the pool
+  /// [num_seqs * max_blocks_per_seq]; entries past a sequence's last block are -1 here and
+  /// kUnusedTableEntry in the materialized problem.
+  std::vector<int32_t> block_table;
+  float scale = 0.125f;           ///< logit scale
+  bool alibi = false;             ///< ALiBi slopes 2^(-8(h+1)/num_heads)
+  TokenPadding query_pad;         ///< query strides (fused QKV: token pad = 2 * kv * head_size)
+  TokenPadding out_pad;           ///< output strides on the device
+  CachePadding cache_pad;         ///< cache strides
+  Regime regime = Regime::kFlat;  ///< content regime
+  uint64_t content_seed = 1;      ///< seed of every tensor's contents
+};
+
+/// One KV-cache copy case (gather_cached_kv or reshape_and_cache).
+struct CopySpec {
+  pc_family family = PC_FAMILY_GATHER_CACHED_KV;  ///< gather or reshape_and_cache
+  DType dtype = DType::kFloat16;                  ///< storage dtype
+  int64_t head_size = 64;                         ///< elements per head
+  int64_t block_size = 16;                        ///< slots per block
+  int64_t num_kv_heads = 1;                       ///< kv heads
+  int64_t num_blocks = 1;                         ///< physical blocks in the pool
+  std::vector<int64_t> slot_mapping;  ///< [num_tokens] block * block_size + offset, or -1
+  TokenPadding key_pad;               ///< contiguous key strides
+  TokenPadding value_pad;             ///< contiguous value strides
+  CachePadding cache_pad;             ///< cache strides
+  Regime regime = Regime::kMixed;     ///< content regime
+  uint64_t content_seed = 1;          ///< seed of every tensor's contents
+};
+
+/// A case of any family.
+using CaseSpec = std::variant<AttentionSpec, CopySpec>;
+
+/// Family of a case.
+pc_family family_of(const CaseSpec& spec);
+
+/// Elements above which a cache counts as large (2^31: int32 offsets overflow).
+constexpr int64_t kLargeCacheElements = int64_t{1} << 31;
+
+/// Cache layout of a case (packed strides plus padding).
+ref::PagedCacheLayout cache_layout(const AttentionSpec& spec);
+ref::PagedCacheLayout cache_layout(const CopySpec& spec);
+/// Query layout [num_seqs, num_heads, head_size] with padding.
+ref::TokenLayout query_layout(const AttentionSpec& spec);
+/// Output layout on the device [num_seqs, num_heads, head_size] with padding.
+ref::TokenLayout out_layout(const AttentionSpec& spec);
+/// Contiguous key / value layouts of a copy case.
+ref::TokenLayout key_layout(const CopySpec& spec);
+ref::TokenLayout value_layout(const CopySpec& spec);
+
+/// True when the key or value cache spans more than kLargeCacheElements elements.
+bool is_large(const CaseSpec& spec);
+/// Number of blocks sequence `seq` uses: ceil(context_lens[seq] / block_size).
+int64_t used_blocks(const AttentionSpec& spec, int64_t seq);
+
+/// Throws std::invalid_argument naming the field when the spec is inconsistent (the checks
+/// of ref validate() that do not need tensor contents, plus the spec's own invariants: -1
+/// past each sequence's last block, distinct reshape slots).
+void validate(const AttentionSpec& spec);
+void validate(const CopySpec& spec);
+void validate(const CaseSpec& spec);
+
+/// Multi-line readable description: shapes, lengths, the block table or slot mapping,
+/// strides, regime and seed. Long tables are abbreviated.
+std::string describe(const CaseSpec& spec);
+/// One-line summary: "paged_attention float16 h128 b16 seqs 3 heads 8/2 ctx [1,16,17] ...".
+std::string summary(const CaseSpec& spec);
+/// A size measure for reports: total tokens * heads (attention) or tokens * kv heads (copies).
+int64_t spec_size(const CaseSpec& spec);
+
+/// JSON (de)serialization (nlohmann ADL hooks). from_json throws nlohmann::json::exception or
+/// std::invalid_argument on a malformed document.
+void to_json(nlohmann::json& j, const AttentionSpec& spec);
+void from_json(const nlohmann::json& j, AttentionSpec& spec);
+void to_json(nlohmann::json& j, const CopySpec& spec);
+void from_json(const nlohmann::json& j, CopySpec& spec);
+/// {"family": ..., ...fields}: family tells which spec it is.
+nlohmann::json spec_to_json(const CaseSpec& spec);
+/// Inverse of spec_to_json; throws std::invalid_argument naming the missing or bad field.
+CaseSpec spec_from_json(const nlohmann::json& j);
+
+/// RapidCheck's showValue hooks (counterexamples print the readable description).
+void showValue(const AttentionSpec& spec, std::ostream& os);
+void showValue(const CopySpec& spec, std::ostream& os);
+void showValue(const CaseSpec& spec, std::ostream& os);
+
+}  // namespace pagecheck::verify::gen

@@ -1,0 +1,104 @@
+/// Generator of KV-cache copy cases (gather_cached_kv, reshape_and_cache).
+#include <algorithm>
+#include <stdexcept>
+
+#include "gen_util.h"
+#include "pagecheck/verify/gen/generators.h"
+
+namespace pagecheck::verify::gen {
+namespace {
+
+using detail::draw_between;
+
+enum class SkipPattern { kNone, kSome, kAll };
+
+CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
+  CopySpec s;
+  s.family = caps.family;
+  const int size = detail::current_size();
+  const bool large = options.large == LargeCache::kAlways && caps.has(PC_CAP_LARGE_CACHE);
+  s.dtype = detail::pick_of(detail::dtypes_for(caps, large));
+  s.head_size = detail::pick_of(caps.head_sizes);
+  s.block_size = detail::pick_of(caps.block_sizes);
+  const int64_t bs = s.block_size;
+  s.num_kv_heads = draw_between(1, large ? 2 : 1 + size / 15);
+
+  const int64_t token_cap = large ? 16 : 2 + size / 2;
+  const std::size_t token_kind = detail::draw_weighted({3, 2, 4});
+  const int64_t num_tokens = token_kind == 0   ? 1
+                             : token_kind == 1 ? detail::pick_of(detail::primes_up_to(token_cap))
+                                               : draw_between(1, token_cap);
+  const SkipPattern skip = detail::pick<SkipPattern>(
+      {{3, SkipPattern::kNone}, {4, SkipPattern::kSome}, {1, SkipPattern::kAll}});
+  std::vector<bool> skipped(num_tokens, skip == SkipPattern::kAll);
+  if (skip == SkipPattern::kSome) {
+    for (int64_t t = 0; t < num_tokens; ++t) {
+      skipped[t] = detail::pick<bool>({{3, false}, {1, true}});
+    }
+  }
+  if (large) skipped[0] = false;  // a large case must write / read beyond 2^31
+  int64_t live = 0;
+  for (bool k : skipped) live += k ? 0 : 1;
+
+  // Slots: consecutive from a random start (prefill), or distinct slots in random order
+  // (decode batches); gather may also read one slot twice.
+  const bool random_order = detail::pick<bool>({{1, false}, {2, true}});
+  const bool repeat = s.family == PC_FAMILY_GATHER_CACHED_KV && live >= 2 &&
+                      detail::pick<bool>({{5, false}, {1, true}});
+  const int64_t start = draw_between(0, 2 * bs - 1);
+  const int64_t blocks_needed = (start + live + bs - 1) / bs + 1;
+  const int64_t unused = detail::draw_weighted({2, 3}) == 0 ? 0 : draw_between(1, 3 + size / 10);
+  const uint64_t order_seed = detail::draw_seed();
+
+  // Strides.
+  const int64_t x = dtype_x(s.dtype);
+  if (caps.has(PC_CAP_STRIDED_TOKENS) && !large) {
+    if (detail::pick<bool>({{3, false}, {2, true}})) {
+      s.key_pad = {x * draw_between(0, 8), x * draw_between(0, 2)};
+      s.value_pad = {x * draw_between(0, 8), x * draw_between(0, 2)};
+    }
+  }
+  if (caps.has(PC_CAP_PADDED_CACHE) && !large && detail::pick<bool>({{3, false}, {1, true}})) {
+    s.cache_pad = {x * draw_between(0, 4), x * draw_between(0, 2), x * draw_between(0, 4),
+                   x * draw_between(0, 2)};
+    if (!s.cache_pad.any()) s.cache_pad.key_block = x;
+  }
+
+  // Pool; a large pool keeps the written blocks beyond 2^31 elements (and block 0).
+  s.num_blocks = blocks_needed + unused;
+  int64_t base_block = 0;
+  if (large) {
+    s.num_blocks = detail::large_pool_blocks(cache_layout(s).key_stride_block, blocks_needed);
+    base_block = s.num_blocks - blocks_needed;
+  }
+  std::vector<int64_t> slots(live);
+  if (!random_order) {
+    for (int64_t i = 0; i < live; ++i) slots[i] = base_block * bs + start + i;
+  } else {
+    const int64_t window = (large ? blocks_needed : s.num_blocks) * bs;
+    const std::vector<int64_t> perm = detail::permutation(window, order_seed);
+    for (int64_t i = 0; i < live; ++i) slots[i] = base_block * bs + perm[i];
+    if (large && live > 1) slots[1] = perm[1] % bs;  // one slot in block 0 as well
+  }
+  if (repeat) slots[live - 1] = slots[0];
+  s.slot_mapping.assign(num_tokens, -1);
+  for (int64_t t = 0, i = 0; t < num_tokens; ++t) {
+    if (!skipped[t]) s.slot_mapping[t] = slots[i++];
+  }
+
+  s.regime = detail::pick<Regime>({{3, Regime::kMixed}, {2, Regime::kBits}});
+  s.content_seed = detail::draw_seed();
+  return s;
+}
+
+}  // namespace
+
+rc::Gen<CopySpec> copy_spec(const VariantCaps& caps, const GenOptions& options) {
+  caps.validate();
+  if (caps.family != PC_FAMILY_GATHER_CACHED_KV && caps.family != PC_FAMILY_RESHAPE_AND_CACHE) {
+    throw std::invalid_argument("copy_spec: variant '" + caps.name + "' is not a copy variant");
+  }
+  return rc::gen::exec([caps, options] { return draw_copy(caps, options); });
+}
+
+}  // namespace pagecheck::verify::gen

@@ -1,0 +1,185 @@
+/// Contents and poison of paged-attention cases.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "contents.h"
+#include "pagecheck/verify/gen/materialize.h"
+
+namespace pagecheck::verify::gen {
+namespace detail {
+
+/// Fills a whole raw buffer with the dtype's pattern `bits`.
+void fill_bits(DType dtype, std::vector<std::byte>& buffer, uint32_t bits) {
+  if (dtype == DType::kFloat32) {
+    fill_pattern(buffer.data(), buffer.size(), &bits, 4);
+  } else {
+    const uint16_t half = static_cast<uint16_t>(bits);
+    fill_pattern(buffer.data(), buffer.size(), &half, 2);
+  }
+}
+
+/// Allocates `elements` elements of `dtype` filled with `bits`.
+std::vector<std::byte> poisoned_buffer(DType dtype, int64_t elements, uint32_t bits) {
+  std::vector<std::byte> buffer(static_cast<std::size_t>(elements) * dtype_size(dtype));
+  fill_bits(dtype, buffer, bits);
+  return buffer;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::hash;
+using detail::symmetric;
+
+/// Per (sequence, kv head): the unit direction of peaked attention and the dominant tokens.
+struct PeakPlan {
+  std::vector<double> direction;  ///< unit vector, head_size entries
+  std::vector<int64_t> dominant;  ///< token positions whose logits stand out
+};
+
+PeakPlan make_plan(const AttentionSpec& s, int64_t seq, int64_t kv_head) {
+  PeakPlan plan;
+  const uint64_t seed = s.content_seed;
+  plan.direction.resize(s.head_size);
+  double norm = 0;
+  for (int64_t d = 0; d < s.head_size; ++d) {
+    // Sum of three uniforms: roughly normal, so the direction has no preferred axis.
+    double v = 0;
+    for (uint64_t k = 0; k < 3; ++k)
+      v += symmetric(hash(seed, detail::kTagDirection, seq, kv_head, d, k));
+    plan.direction[d] = v;
+    norm += v * v;
+  }
+  norm = std::sqrt(std::max(norm, 1e-30));
+  for (double& v : plan.direction) v /= norm;
+  const int64_t ctx = s.context_lens[seq];
+  const uint64_t h = hash(seed, detail::kTagDominant, seq, kv_head);
+  const int64_t count = 1 + static_cast<int64_t>(h % 3);
+  for (int64_t i = 0; i < count; ++i) {
+    const uint64_t hi = hash(seed, detail::kTagDominant, seq, kv_head, i + 1);
+    int64_t pos = static_cast<int64_t>(hi % static_cast<uint64_t>(ctx));
+    if (i == 0 && (h & 8)) {
+      // Half the time one dominant key sits in the last block: skipping it must show.
+      const int64_t last_block_len = ctx - (ctx - 1) / s.block_size * s.block_size;
+      pos = ctx - 1 - static_cast<int64_t>(hi % static_cast<uint64_t>(last_block_len));
+    }
+    plan.dominant.push_back(pos);
+  }
+  return plan;
+}
+
+double query_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, int64_t head,
+                   int64_t d) {
+  const uint64_t h = hash(s.content_seed, detail::kTagQuery, seq, head, d);
+  switch (s.regime) {
+    case Regime::kPeaked:
+      // scale * |q| = 1 along the direction, so the logit of a key is about its beta.
+      return plan.direction[d] / s.scale + 0.3 * symmetric(h);
+    case Regime::kMixed:
+      return detail::mixed_magnitude(h, -0.7, 0.5);
+    default:
+      return symmetric(h);
+  }
+}
+
+double key_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, int64_t token,
+                 int64_t kv_head, int64_t d) {
+  const uint64_t h = hash(s.content_seed, detail::kTagKey, seq * 1000003 + token, kv_head, d);
+  switch (s.regime) {
+    case Regime::kPeaked: {
+      const bool dominant =
+          std::find(plan.dominant.begin(), plan.dominant.end(), token) != plan.dominant.end();
+      const double u = detail::unit(hash(s.content_seed, detail::kTagBeta, seq, token, kv_head));
+      const double beta = dominant ? 6.0 + 3.0 * u : -2.0 + 3.0 * u;
+      return beta * plan.direction[d] + 0.2 * symmetric(h);
+    }
+    case Regime::kMixed:
+      return detail::mixed_magnitude(h, -0.7, 0.5);
+    default:
+      return symmetric(h);
+  }
+}
+
+double value_value(const AttentionSpec& s, int64_t seq, int64_t token, int64_t kv_head, int64_t d) {
+  const uint64_t h = hash(s.content_seed, detail::kTagValue, seq * 1000003 + token, kv_head, d);
+  if (s.regime == Regime::kMixed) return detail::mixed_magnitude(h, -2.0, 1.2);
+  return symmetric(h);
+}
+
+}  // namespace
+
+std::vector<bool> readable_slots(const AttentionSpec& s) {
+  std::vector<bool> readable(static_cast<std::size_t>(s.num_blocks * s.block_size), false);
+  for (int64_t q = 0; q < s.num_seqs; ++q) {
+    for (int64_t t = 0; t < s.context_lens[q]; ++t) {
+      const int64_t block = s.block_table[q * s.max_blocks_per_seq + t / s.block_size];
+      readable[block * s.block_size + t % s.block_size] = true;
+    }
+  }
+  return readable;
+}
+
+ref::PagedAttentionProblem materialize(const AttentionSpec& s) {
+  validate(s);
+  ref::PagedAttentionProblem p;
+  p.dtype = s.dtype;
+  p.num_seqs = s.num_seqs;
+  p.num_heads = s.num_heads;
+  p.max_blocks_per_seq = s.max_blocks_per_seq;
+  p.scale = s.scale;
+  p.query_layout = query_layout(s);
+  p.cache = cache_layout(s);
+  const uint32_t poison = poison_bits(s.dtype);
+  p.query = detail::poisoned_buffer(s.dtype, p.query_layout.span(), poison);
+  p.key_cache = detail::poisoned_buffer(s.dtype, p.cache.key_span(), poison);
+  p.value_cache = detail::poisoned_buffer(s.dtype, p.cache.value_span(), poison);
+  p.context_lens = s.context_lens;
+  p.block_table = s.block_table;
+  for (int32_t& e : p.block_table) {
+    if (e < 0) e = kUnusedTableEntry;
+  }
+  if (s.alibi) {
+    p.alibi_slopes.resize(s.num_heads);
+    for (int64_t h = 0; h < s.num_heads; ++h) {
+      p.alibi_slopes[h] = static_cast<float>(
+          std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.num_heads)));
+    }
+  }
+
+  // Each readable cache slot is written once, by the first sequence that reads it, so shared
+  // blocks hold one consistent token; every other element keeps its poison.
+  const int64_t group = s.num_heads / s.num_kv_heads;
+  const int64_t bs = s.block_size, hs = s.head_size;
+  std::vector<bool> written(static_cast<std::size_t>(s.num_blocks * bs), false);
+  for (int64_t q = 0; q < s.num_seqs; ++q) {
+    std::vector<PeakPlan> plans;
+    for (int64_t kv = 0; kv < s.num_kv_heads; ++kv) plans.push_back(make_plan(s, q, kv));
+    for (int64_t head = 0; head < s.num_heads; ++head) {
+      for (int64_t d = 0; d < hs; ++d) {
+        store_element(s.dtype, p.query.data(), p.query_layout.offset(q, head, d),
+                      query_value(s, plans[head / group], q, head, d));
+      }
+    }
+    for (int64_t t = 0; t < s.context_lens[q]; ++t) {
+      const int64_t block = s.block_table[q * s.max_blocks_per_seq + t / bs];
+      const int64_t slot = t % bs;
+      if (written[block * bs + slot]) continue;
+      written[block * bs + slot] = true;
+      for (int64_t kv = 0; kv < s.num_kv_heads; ++kv) {
+        for (int64_t d = 0; d < hs; ++d) {
+          store_element(s.dtype, p.key_cache.data(), p.cache.key_offset(block, kv, d, slot),
+                        key_value(s, plans[kv], q, t, kv, d));
+          store_element(s.dtype, p.value_cache.data(), p.cache.value_offset(block, kv, d, slot),
+                        value_value(s, q, t, kv, d));
+        }
+      }
+    }
+  }
+  p.validate();
+  return p;
+}
+
+}  // namespace pagecheck::verify::gen

@@ -1,0 +1,141 @@
+/// `pagecheck golden regen`: rebuild goldens through temporary files, refuse silent changes.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <ostream>
+
+#include "manifest.h"
+#include "pagecheck/verify/golden_tools.h"
+
+namespace pagecheck::verify::golden {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Removes a temporary file when it goes out of scope, unless it was renamed.
+class TempFile {
+ public:
+  explicit TempFile(std::string path) : path_(std::move(path)) {}
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  /// Renames the file over `target` (atomic within one directory).
+  void commit(const std::string& target) {
+    fs::rename(path_, target);
+    path_.clear();
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void print_changes(const std::string& old_path, const GoldenFile& built, std::ostream& out) {
+  try {
+    const std::vector<std::string> lines = describe_differences(read_golden_file(old_path), built);
+    if (!lines.empty()) out << "    (committed vs regenerated)\n";
+    for (const std::string& line : lines) out << "    " << line << "\n";
+    if (lines.empty()) out << "    same content, different bytes (another HDF5 library?)\n";
+  } catch (const GoldenError& e) {
+    out << "    the existing file is unreadable: " << e.what() << "\n";
+  }
+}
+
+}  // namespace
+
+int regen_goldens(const RegenOptions& options, std::ostream& out) {
+  std::error_code ec;
+  if (!fs::is_directory(options.dir, ec)) {
+    throw std::invalid_argument("--dir: not a directory: " + options.dir);
+  }
+  std::vector<const CaseDefinition*> selected;
+  for (const std::string& name : options.cases) selected.push_back(&find_case(name));
+  if (options.cases.empty()) {
+    for (const CaseDefinition& def : case_catalogue()) selected.push_back(&def);
+  }
+  nlohmann::json previous = nlohmann::json::object();  // name -> recorded manifest entry
+  try {
+    for (const auto& entry : read_manifest(options.dir).at("cases")) {
+      previous[entry.at("name").get<std::string>()] = entry;
+    }
+  } catch (const GoldenError& e) {
+    out << "note: no usable previous manifest (" << e.what() << ")\n";
+  }
+  // A golden the new manifest must describe from its file has to be readable before anything
+  // is written.
+  for (const CaseDefinition& def : case_catalogue()) {
+    const std::string target = join_path(options.dir, def.name + ".h5");
+    bool chosen = false;
+    for (const CaseDefinition* s : selected) chosen = chosen || s == &def;
+    if (!chosen && !previous.contains(def.name) && fs::exists(target, ec)) {
+      (void)read_golden_file(target);
+    }
+  }
+
+  int refused = 0;
+  for (const CaseDefinition* def : selected) {
+    const std::string target = join_path(options.dir, def->name + ".h5");
+    TempFile temp(join_path(options.dir, "." + def->name + ".h5.tmp-" + std::to_string(getpid())));
+    const GoldenFile built = build_golden(*def);
+    write_golden_file(built, temp.path());
+    if (!fs::exists(target, ec)) {
+      temp.commit(target);
+      out << "created   " << def->name << " (" << fs::file_size(target) << " bytes)\n";
+    } else if (read_bytes(temp.path()) == read_bytes(target)) {
+      out << "unchanged " << def->name << "\n";
+    } else if (options.force) {
+      out << "replaced  " << def->name << " (--force); changes:\n";
+      print_changes(target, built, out);
+      temp.commit(target);
+    } else {
+      out << "CHANGED   " << def->name << ": not replaced (use --force if intended); changes:\n";
+      print_changes(target, built, out);
+      ++refused;
+    }
+  }
+
+  if (refused > 0) {
+    out << "unchanged " << kManifestName << " (not updated while a golden is refused)\n"
+        << refused << " golden(s) changed and were not replaced\n";
+    return 1;
+  }
+  // Entries of the cases rebuilt now come from their files; the others keep their recorded
+  // entry (so an edited golden is not blessed by regenerating another case).
+  nlohmann::json entries = nlohmann::json::array();
+  for (const CaseDefinition& def : case_catalogue()) {
+    const std::string target = join_path(options.dir, def.name + ".h5");
+    bool rebuilt = false;
+    for (const CaseDefinition* s : selected) rebuilt = rebuilt || s == &def;
+    if (!fs::exists(target, ec)) {
+      out << "warning: " << def.name << " has no file yet; left out of the manifest\n";
+    } else if (!rebuilt && previous.contains(def.name)) {
+      entries.push_back(previous.at(def.name));
+    } else {
+      entries.push_back(manifest_entry(def, read_golden_file(target), target));
+    }
+  }
+  for (const auto& item : fs::directory_iterator(options.dir)) {
+    const std::string stem = item.path().stem().string();
+    if (item.path().extension() != ".h5") continue;
+    bool known = false;
+    for (const CaseDefinition& def : case_catalogue()) known = known || def.name == stem;
+    if (!known) out << "warning: " << item.path().string() << " is not in the catalogue\n";
+  }
+  const nlohmann::json manifest = make_manifest(std::move(entries));
+  out << (write_manifest(options.dir, manifest) ? "updated   " : "unchanged ") << kManifestName
+      << " (" << manifest.at("cases").size() << " cases, "
+      << manifest.at("total_bytes").get<int64_t>() << " bytes)\n";
+  return 0;
+}
+
+}  // namespace pagecheck::verify::golden

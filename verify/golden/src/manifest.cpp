@@ -1,0 +1,153 @@
+/// MANIFEST.json: writing, reading, and the default golden directory.
+#include "manifest.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "pagecheck/registry.h"
+#include "pagecheck/verify/golden.h"
+#include "pagecheck/verify/sha256.h"
+
+#ifndef PAGECHECK_SOURCE_GOLDEN_DIR
+#define PAGECHECK_SOURCE_GOLDEN_DIR "fixtures/golden"
+#endif
+
+namespace pagecheck::verify::golden {
+
+namespace fs = std::filesystem;
+
+std::string join_path(const std::string& dir, const std::string& name) {
+  return (fs::path(dir) / name).string();
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const fs::path target(path);
+  const fs::path temp = target.parent_path() /
+                        ("." + target.filename().string() + ".tmp-" + std::to_string(getpid()));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(temp, ec);
+      throw std::runtime_error("cannot write " + temp.string());
+    }
+  }
+  fs::rename(temp, target);
+}
+
+nlohmann::json case_parameters(const CaseDefinition& def) {
+  nlohmann::json p;
+  p["head_size"] = def.head_size;
+  p["block_size"] = def.block_size;
+  p["num_kv_heads"] = def.num_kv_heads;
+  p["spare_blocks"] = def.spare_blocks;
+  p["padding"] = def.padding;
+  if (def.family == PC_FAMILY_PAGED_ATTENTION) {
+    p["num_heads"] = def.num_heads;
+    p["context_lens"] = def.context_lens;
+    p["alibi"] = def.alibi;
+    p["query_amplitude"] = def.query_amplitude;
+    p["shared_prefix_blocks"] = def.shared_prefix_blocks;
+    p["extra_table_columns"] = def.extra_table_columns;
+  } else {
+    p["num_tokens"] = def.num_tokens;
+    p["num_skipped"] = def.num_skipped;
+    p["preexisting_tokens"] = def.preexisting_tokens;
+  }
+  return p;
+}
+
+nlohmann::json manifest_entry(const CaseDefinition& def, const GoldenFile& file,
+                              const std::string& file_path) {
+  nlohmann::json entry;
+  entry["name"] = def.name;
+  entry["file"] = def.name + ".h5";
+  entry["family"] = family_name(def.family);
+  entry["dtype"] = dtype_name(def.dtype);
+  entry["description"] = def.description;
+  entry["seed"] = def.seed;
+  entry["parameters"] = case_parameters(def);
+  entry["file_sha256"] = sha256_file_hex(file_path);
+  entry["file_bytes"] = static_cast<int64_t>(fs::file_size(file_path));
+  nlohmann::json datasets = nlohmann::json::object();
+  for (const GoldenDataset& d : file.datasets) {
+    nlohmann::json item;
+    item["dtype"] = element_type_name(d.type);
+    item["shape"] = d.dims;
+    const auto sha = d.attrs.find("sha256");
+    item["sha256"] = sha == d.attrs.end() ? std::string() : attr_to_string(sha->second);
+    datasets[d.path] = item;
+  }
+  entry["datasets"] = datasets;
+  return entry;
+}
+
+nlohmann::json make_manifest(nlohmann::json entries) {
+  nlohmann::json manifest;
+  manifest["schema_version"] = kSchemaVersion;
+  manifest["reference_version"] = kReferenceVersion;
+  manifest["generator_version"] = kGeneratorVersion;
+  int64_t total = 0;
+  for (const auto& entry : entries) total += entry.at("file_bytes").get<int64_t>();
+  manifest["total_bytes"] = total;
+  manifest["cases"] = std::move(entries);
+  return manifest;
+}
+
+bool write_manifest(const std::string& dir, const nlohmann::json& manifest) {
+  const std::string path = join_path(dir, kManifestName);
+  const std::string text = manifest.dump(2) + "\n";
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::ostringstream old;
+    old << in.rdbuf();
+    if (old.str() == text) return false;
+  }
+  write_file_atomically(path, text);
+  return true;
+}
+
+nlohmann::json read_manifest(const std::string& dir) {
+  const std::string path = join_path(dir, kManifestName);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw GoldenError(path, "", "cannot read the manifest (missing?)");
+  nlohmann::json manifest;
+  try {
+    in >> manifest;
+    if (manifest.at("schema_version").get<int64_t>() != kSchemaVersion) {
+      throw GoldenError(path, "schema_version", "unsupported manifest schema version");
+    }
+    for (const auto& entry : manifest.at("cases")) {
+      (void)entry.at("name").get<std::string>();
+      (void)entry.at("file").get<std::string>();
+      (void)entry.at("file_sha256").get<std::string>();
+      (void)entry.at("datasets").items();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw GoldenError(path, "", std::string("malformed manifest: ") + e.what());
+  }
+  return manifest;
+}
+
+std::string default_golden_dir() {
+  if (const char* env = std::getenv("PAGECHECK_FIXTURES_DIR"); env != nullptr && *env != '\0') {
+    return join_path(env, "golden");
+  }
+  return PAGECHECK_SOURCE_GOLDEN_DIR;
+}
+
+std::vector<std::string> list_goldens(const std::string& dir) {
+  std::vector<std::string> paths;
+  for (const auto& entry : read_manifest(dir).at("cases")) {
+    paths.push_back(join_path(dir, entry.at("file").get<std::string>()));
+  }
+  return paths;
+}
+
+}  // namespace pagecheck::verify::golden

@@ -1,0 +1,43 @@
+/// The catalogue of planted variants (names, families, what is broken).
+#include "pagecheck/verify/planted.h"
+
+namespace pagecheck::verify {
+
+const std::vector<PlantedVariant>& planted_catalogue() {
+  static const std::vector<PlantedVariant> catalogue = {
+      {"planted_control_v1", PC_FAMILY_PAGED_ATTENTION, true,
+       "correct one-pass kernel (64-bit offsets, large caches)"},
+      {"planted_control_v2", PC_FAMILY_PAGED_ATTENTION, true,
+       "correct split-K kernel (partitions of 256 tokens + merge)"},
+      {"planted_skip_last_partial_block", PC_FAMILY_PAGED_ATTENTION, false,
+       "the tokens of a partially filled last block are skipped"},
+      {"planted_context_off_by_one", PC_FAMILY_PAGED_ATTENTION, false,
+       "attends to context_len - 1 tokens"},
+      {"planted_wrong_kv_head_gqa", PC_FAMILY_PAGED_ATTENTION, false,
+       "query head h reads kv head h % num_kv_heads instead of h / group (differs under GQA)"},
+      {"planted_other_seq_block_table_row", PC_FAMILY_PAGED_ATTENTION, false,
+       "block-table rows addressed with ceil(max_context_len / block_size) instead of the row "
+       "stride: another sequence's row when the table has spare columns"},
+      {"planted_scale_twice", PC_FAMILY_PAGED_ATTENTION, false, "logits scaled by scale^2"},
+      {"planted_scale_missing", PC_FAMILY_PAGED_ATTENTION, false, "logits not scaled"},
+      {"planted_partition_max_only", PC_FAMILY_PAGED_ATTENTION, false,
+       "split-K merge weights partitions by their sums only, ignoring their different maxima"},
+      {"planted_zero_weight_nan", PC_FAMILY_PAGED_ATTENTION, false,
+       "value loop runs over whole blocks with weight 0 past the context (0 x NaN)"},
+      {"planted_offset_32bit", PC_FAMILY_PAGED_ATTENTION, false,
+       "cache offsets computed in 32 bits (wrong beyond 2^31 elements)"},
+      {"planted_missing_syncthreads", PC_FAMILY_PAGED_ATTENTION, false,
+       "the shared query is read before the (late) loading warp wrote it: no __syncthreads()"},
+      {"planted_control_gather", PC_FAMILY_GATHER_CACHED_KV, true, "correct gather"},
+      {"planted_gather_reads_slot_minus1", PC_FAMILY_GATHER_CACHED_KV, false,
+       "slot -1 is not skipped: reads block 0, offset -1"},
+      {"planted_gather_x_split_offset", PC_FAMILY_GATHER_CACHED_KV, false,
+       "keys addressed as [head_size, block_size] (value layout) instead of the x-split layout"},
+      {"planted_control_reshape", PC_FAMILY_RESHAPE_AND_CACHE, true, "correct reshape_and_cache"},
+      {"planted_reshape_writes_slot_minus1", PC_FAMILY_RESHAPE_AND_CACHE, false,
+       "slot -1 is not skipped: writes block 0, offset -1"},
+  };
+  return catalogue;
+}
+
+}  // namespace pagecheck::verify

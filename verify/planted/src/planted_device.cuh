@@ -1,0 +1,84 @@
+#pragma once
+/// Device helpers of the planted kernels (internal): typed loads/stores, offsets, reductions.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "pagecheck/plugin.h"
+
+namespace pagecheck::verify::planted {
+
+__device__ __forceinline__ float to_float(float v) {
+  return v;
+}
+__device__ __forceinline__ float to_float(__half v) {
+  return __half2float(v);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+
+template <typename T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+template <typename T>
+__device__ __forceinline__ float load(const void* base, int64_t index) {
+  return to_float(static_cast<const T*>(base)[index]);
+}
+
+/// Element offset of key[block][head][d / x][slot][d % x] (64-bit).
+__device__ __forceinline__ int64_t key_offset(const pc_cache_layout& c, int64_t block, int64_t head,
+                                              int64_t d, int64_t slot) {
+  return block * c.key_stride_block + head * c.key_stride_head + (d / c.x) * c.key_stride_group +
+         slot * c.key_stride_slot + d % c.x;
+}
+
+/// Element offset of value[block][head][d][slot] (64-bit).
+__device__ __forceinline__ int64_t value_offset(const pc_cache_layout& c, int64_t block,
+                                                int64_t head, int64_t d, int64_t slot) {
+  return block * c.value_stride_block + head * c.value_stride_head + d * c.value_stride_dim + slot;
+}
+
+/// The planted 32-bit variants: the same sums wrapped to 32 bits (as int arithmetic would).
+__device__ __forceinline__ int64_t wrap32(int64_t offset) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(offset)));
+}
+
+/// Block-wide max or sum of one float per thread (blockDim.x a multiple of 32, <= 1024).
+/// `scratch` holds 32 floats of shared memory; every thread gets the result.
+__device__ __forceinline__ float block_reduce(float v, bool is_max, float* scratch) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (int o = 16; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xffffffffu, v, o);
+    v = is_max ? fmaxf(v, other) : v + other;
+  }
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < warps ? scratch[lane] : (is_max ? -INFINITY : 0.f);
+    for (int o = 16; o > 0; o >>= 1) {
+      const float other = __shfl_xor_sync(0xffffffffu, v, o);
+      v = is_max ? fmaxf(v, other) : v + other;
+    }
+    if (lane == 0) scratch[0] = v;
+  }
+  __syncthreads();
+  const float result = scratch[0];
+  __syncthreads();  // scratch may be reused right away
+  return result;
+}
+
+}  // namespace pagecheck::verify::planted

@@ -1,0 +1,179 @@
+/// Comparisons: the attention tolerance accepts the reference rounded to the dtype and a
+/// low-precision split-K emulation, and rejects bug-like outputs (context off by one, scale
+/// applied twice, wrong kv head) computed with the reference on a modified problem; copies
+/// are compared bit for bit (a single flipped bit fails).
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "pagecheck/reference/cache_copy.h"
+#include "pagecheck/reference/paged_attention.h"
+#include "pagecheck/verify/check/compare.h"
+#include "pagecheck/verify/check/sim_backend.h"
+#include "pagecheck/verify/check/tolerance.h"
+#include "pagecheck/verify/gen/materialize.h"
+#include "test_util.h"
+
+namespace pagecheck::verify {
+namespace {
+
+/// Output of a simulated variant on `p` (packed storage bytes).
+std::vector<std::byte> simulate(const std::string& name, const ref::PagedAttentionProblem& p) {
+  static const std::unique_ptr<check::CaseBackend> backend = check::make_sim_backend();
+  for (const auto& v : backend->variants()) {
+    if (v.caps.name == name) return backend->run_attention(v, p, p.query_layout).out;
+  }
+  throw std::logic_error("no sim variant " + name);
+}
+
+struct Checked {
+  ref::PagedAttentionProblem problem;
+  ref::PagedAttentionResult reference;
+  std::vector<double> tolerance;
+};
+
+Checked prepare(const gen::AttentionSpec& spec) {
+  Checked c{gen::materialize(spec), {}, {}};
+  c.reference = ref::paged_attention(c.problem, {1});
+  c.tolerance = check::attention_tolerance(c.problem, c.reference, {}, 1);
+  return c;
+}
+
+gen::AttentionSpec small_attention(int max_context) {
+  const auto spec = std::get<gen::AttentionSpec>(*test::small_case(PC_FAMILY_PAGED_ATTENTION));
+  for (int32_t len : spec.context_lens) RC_PRE(len <= max_context);
+  return spec;
+}
+
+RC_GTEST_PROP(VerifyCheck, ToleranceAcceptsTheRoundedReference, ()) {
+  const Checked c = prepare(small_attention(1 << 30));
+  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
+                                            c.reference.out_storage(c.problem.dtype));
+  RC_ASSERT(cmp.passed());
+}
+
+RC_GTEST_PROP(VerifyCheck, ToleranceAcceptsAFloat32SplitKKernel, ()) {
+  const Checked c = prepare(small_attention(1 << 30));
+  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
+                                            simulate("sim_split_k_fp32", c.problem));
+  RC_CLASSIFY(cmp.max_ratio > 0.25, "uses over a quarter of the tolerance");
+  RC_ASSERT(cmp.passed());
+}
+
+RC_GTEST_PROP(VerifyCheck, EngineModelAcceptsStorageDtypeIntermediates, ()) {
+  const gen::AttentionSpec spec = small_attention(1 << 30);
+  const ref::PagedAttentionProblem p = gen::materialize(spec);
+  const ref::PagedAttentionResult r = ref::paged_attention(p, {1});
+  check::ToleranceModel engine;
+  engine.c_mid = 3;
+  const auto tol = check::attention_tolerance(p, r, engine, 1);
+  const auto cmp = check::compare_attention(p, r, tol, simulate("sim_split_k_lowp", p));
+  RC_ASSERT(cmp.passed());
+}
+
+RC_GTEST_PROP(VerifyCheck, ToleranceRejectsContextOffByOne, ()) {
+  const gen::AttentionSpec spec = small_attention(8);
+  // Peaked attention can put all the weight on other tokens, so that dropping the last one
+  // changes nothing measurable; flat and mixed weights never do on short contexts.
+  RC_PRE(spec.regime != gen::Regime::kPeaked);
+  const Checked c = prepare(spec);
+  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
+                                            simulate("sim_context_off_by_one", c.problem));
+  RC_LOG() << cmp.describe();
+  RC_ASSERT(!cmp.passed());
+}
+
+RC_GTEST_PROP(VerifyCheck, ToleranceRejectsScaleAppliedTwice, ()) {
+  const gen::AttentionSpec spec = small_attention(64);
+  bool some_context = false;
+  for (int32_t len : spec.context_lens) some_context = some_context || len >= 2;
+  RC_PRE(some_context);  // one token: the output is v whatever the scale
+  const Checked c = prepare(spec);
+  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
+                                            simulate("sim_scale_twice", c.problem));
+  RC_ASSERT(!cmp.passed());
+}
+
+RC_GTEST_PROP(VerifyCheck, ToleranceRejectsWrongKvHeadUnderGqa, ()) {
+  const gen::AttentionSpec spec = small_attention(1 << 30);
+  RC_PRE(spec.num_kv_heads > 1 && spec.num_kv_heads < spec.num_heads);  // GQA only
+  const Checked c = prepare(spec);
+  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
+                                            simulate("sim_wrong_kv_head", c.problem));
+  RC_ASSERT(!cmp.passed());
+}
+
+RC_GTEST_PROP(VerifyCheck, ToleranceRejectsPartitionMaxOnlyOnPeakedLongContexts, ()) {
+  const auto caps = test::full_caps(PC_FAMILY_PAGED_ATTENTION);
+  const auto spec = *rc::gen::suchThat(
+      rc::gen::resize(60, gen::attention_spec(caps)), [](const gen::AttentionSpec& s) {
+        bool long_context = false;
+        for (int32_t len : s.context_lens) long_context = long_context || len > 600;
+        return s.regime == gen::Regime::kPeaked && long_context && s.num_seqs * s.num_heads <= 12;
+      });
+  const Checked c = prepare(spec);
+  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
+                                            simulate("sim_partition_max_only", c.problem));
+  RC_LOG() << cmp.describe();
+  RC_ASSERT(!cmp.passed());
+}
+
+TEST(VerifyCheck, UlpAndUnitRoundoff) {
+  EXPECT_EQ(check::unit_roundoff(DType::kFloat16), std::ldexp(1.0, -11));
+  EXPECT_EQ(check::ulp(DType::kFloat16, 1.0), std::ldexp(1.0, -10));
+  EXPECT_EQ(check::ulp(DType::kFloat16, 1.5), std::ldexp(1.0, -10));
+  EXPECT_EQ(check::ulp(DType::kFloat16, 0.0), std::ldexp(1.0, -24));
+  EXPECT_EQ(check::ulp(DType::kBFloat16, 2.0), std::ldexp(1.0, -6));
+  EXPECT_EQ(check::ulp(DType::kFloat32, 1.0), std::ldexp(1.0, -23));
+}
+
+RC_GTEST_PROP(VerifyCheck, CopyComparisonFlagsOneFlippedBit, ()) {
+  const pc_family family =
+      *rc::gen::element(PC_FAMILY_GATHER_CACHED_KV, PC_FAMILY_RESHAPE_AND_CACHE);
+  const auto spec = std::get<gen::CopySpec>(*test::small_case(family));
+  const bool gather = family == PC_FAMILY_GATHER_CACHED_KV;
+  const ref::CacheCopyProblem input = gen::materialize(spec);
+  ref::CacheCopyProblem expected = input;
+  if (gather) {
+    ref::gather_cached_kv(expected);
+  } else {
+    ref::reshape_and_cache(expected);
+  }
+  std::vector<std::byte> first = gather ? expected.key : expected.key_cache;
+  std::vector<std::byte> second = gather ? expected.value : expected.value_cache;
+  RC_ASSERT(check::compare_copy(expected, gather, first, second).passed());
+  // Flip one bit anywhere in either buffer (padding and untouched rows included).
+  const bool in_first = *rc::gen::arbitrary<bool>();
+  std::vector<std::byte>& target = in_first ? first : second;
+  const std::size_t byte = *rc::gen::inRange<std::size_t>(0, target.size());
+  const int bit = *rc::gen::inRange(0, 8);
+  target[byte] ^= static_cast<std::byte>(1u << bit);
+  const auto cmp = check::compare_copy(expected, gather, first, second);
+  RC_ASSERT(cmp.mismatches == 1);
+  RC_ASSERT(!cmp.first.empty());
+}
+
+TEST(VerifyCheck, CopyComparisonNamesTheElement) {
+  gen::CopySpec spec;
+  spec.family = PC_FAMILY_GATHER_CACHED_KV;
+  spec.num_kv_heads = 2;
+  spec.num_blocks = 2;
+  spec.slot_mapping = {3, -1, 17};
+  const ref::CacheCopyProblem input = gen::materialize(spec);
+  ref::CacheCopyProblem expected = input;
+  ref::gather_cached_kv(expected);
+  std::vector<std::byte> key = expected.key;
+  // Row 1 (slot -1) must stay untouched: write a zero there.
+  const int64_t off = expected.key_layout.offset(1, 1, 5) * 2;
+  key[off] = std::byte{0};
+  key[off + 1] = std::byte{0};
+  const auto cmp = check::compare_copy(expected, true, key, expected.value);
+  EXPECT_EQ(cmp.mismatches, 1);
+  EXPECT_NE(cmp.first.find("token 1, head 1, dim 5"), std::string::npos) << cmp.first;
+  EXPECT_NE(cmp.first.find("0x0000"), std::string::npos) << cmp.first;
+}
+
+}  // namespace
+}  // namespace pagecheck::verify

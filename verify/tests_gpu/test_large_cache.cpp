@@ -1,0 +1,109 @@
+/// Caches of more than 2^31 elements (4+ GiB per cache in float16) with the referenced blocks
+/// past the 2^31-element offset: 32-bit offset arithmetic would read or write the wrong place.
+/// Needs ~8 GiB of device memory and ~16 GiB of host memory; excluded from the sanitizer runs
+/// (suite LargeCache).
+#include <gtest/gtest.h>
+
+#include "case_builder.h"
+#include "gpu_test_support.h"
+#include "pagecheck/reference/cache_copy.h"
+#include "pagecheck/reference/error_metrics.h"
+#include "pagecheck/reference/paged_attention.h"
+#include "tolerance.h"
+
+namespace pagecheck::gpu_test {
+namespace {
+
+// float16, 1 kv head, head 128, block 16: 2048 elements per block and cache.
+constexpr int64_t kElementsPerBlock = 128 * 16;
+constexpr int64_t kLargeBlocks = (int64_t{1} << 31) / kElementsPerBlock + 64;
+
+TEST(LargeCache, PagedAttentionBeyond2e31Elements) {
+  PAGECHECK_SKIP_WITHOUT_DEVICE();
+  AttentionCase c;
+  c.name = "large";
+  c.dtype = DType::kFloat16;
+  c.head_size = 128;
+  c.block_size = 16;
+  c.num_heads = 4;
+  c.num_kv_heads = 1;
+  c.context_lens = {300, 17};
+  c.peaked = true;
+  c.min_pool_blocks = kLargeBlocks;
+  c.high_blocks = true;
+  c.seed = 501;
+  const ref::PagedAttentionProblem p = build_attention_problem(c);
+  ASSERT_GT(p.cache.key_span(), int64_t{1} << 31);
+  const ref::PagedAttentionResult expected = ref::paged_attention(p);
+  const double tolerance = attention_tolerance(c.dtype, 1.0);  // values are drawn in [-1, 1]
+  for (const VariantInfo* v : builtin_registry().family(PC_FAMILY_PAGED_ATTENTION)) {
+    SCOPED_TRACE("variant " + v->name);
+    const verify::AttentionRun run = verify::run_paged_attention(*v, p);
+    ASSERT_EQ(run.outcome.disposition, verify::LaunchDisposition::kLaunched) << run.outcome.message;
+    EXPECT_TRUE(run.outcome.guards_intact) << run.outcome.guard_report;
+    const ref::ErrorMetrics m = ref::compare(expected.out, decode(c.dtype, run.out),
+                                             {p.num_seqs, p.num_heads, p.head_size()}, 1e-3);
+    EXPECT_EQ(m.num_nonfinite, 0) << m.to_string();
+    EXPECT_LE(m.max_abs, tolerance) << m.to_string();
+  }
+}
+
+CopyCase large_copy_case() {
+  CopyCase c;
+  c.name = "large";
+  c.dtype = DType::kFloat16;
+  c.head_size = 128;
+  c.block_size = 16;
+  c.num_kv_heads = 1;
+  c.num_tokens = 300;
+  c.num_blocks = kLargeBlocks;
+  c.skip_every = 7;
+  c.high_slots = true;
+  c.seed = 502;
+  return c;
+}
+
+TEST(LargeCache, GatherBeyond2e31Elements) {
+  PAGECHECK_SKIP_WITHOUT_DEVICE();
+  const CopyCase c = large_copy_case();
+  ref::CacheCopyProblem p = build_gather_problem(c);
+  ASSERT_GT(p.cache.key_span(), int64_t{1} << 31);
+  for (const VariantInfo* v : builtin_registry().family(PC_FAMILY_GATHER_CACHED_KV)) {
+    SCOPED_TRACE("variant " + v->name);
+    const verify::CopyRun run = verify::run_gather_cached_kv(*v, p);
+    ASSERT_EQ(run.outcome.disposition, verify::LaunchDisposition::kLaunched) << run.outcome.message;
+    EXPECT_TRUE(run.outcome.guards_intact) << run.outcome.guard_report;
+    // The reference gathers into the problem's own (small) outputs; restore them afterwards
+    // instead of copying the 8 GiB of caches.
+    const std::vector<std::byte> key0 = p.key, value0 = p.value;
+    ref::gather_cached_kv(p);
+    EXPECT_EQ(byte_difference(p.key, run.first, 2), "") << "key_out";
+    EXPECT_EQ(byte_difference(p.value, run.second, 2), "") << "value_out";
+    p.key = key0;
+    p.value = value0;
+  }
+}
+
+TEST(LargeCache, ReshapeBeyond2e31Elements) {
+  PAGECHECK_SKIP_WITHOUT_DEVICE();
+  const CopyCase c = large_copy_case();
+  ref::CacheCopyProblem p = build_reshape_problem(c);
+  ASSERT_GT(p.cache.key_span(), int64_t{1} << 31);
+  const auto variants = builtin_registry().family(PC_FAMILY_RESHAPE_AND_CACHE);
+  std::vector<verify::CopyRun> runs;
+  for (const VariantInfo* v : variants) {
+    runs.push_back(verify::run_reshape_and_cache(*v, p));
+  }
+  ref::reshape_and_cache(p);  // in place: p's caches become the expected caches
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    SCOPED_TRACE("variant " + variants[i]->name);
+    ASSERT_EQ(runs[i].outcome.disposition, verify::LaunchDisposition::kLaunched)
+        << runs[i].outcome.message;
+    EXPECT_TRUE(runs[i].outcome.guards_intact) << runs[i].outcome.guard_report;
+    EXPECT_EQ(byte_difference(p.key_cache, runs[i].first, 2), "") << "key_cache";
+    EXPECT_EQ(byte_difference(p.value_cache, runs[i].second, 2), "") << "value_cache";
+  }
+}
+
+}  // namespace
+}  // namespace pagecheck::gpu_test

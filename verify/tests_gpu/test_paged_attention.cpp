@@ -1,0 +1,57 @@
+/// Every registered paged-attention variant against the float64 reference on fixed cases that
+/// cover every dtype, head size and block size, GQA/MQA, ALiBi, edge context lengths (1, a
+/// block, a block +- 1, partition boundaries), padded caches, strided query/output, flat and
+/// peaked attention. The "Quick" cases are the sanitizer set.
+#include <gtest/gtest.h>
+
+#include "case_builder.h"
+#include "fixed_cases.h"
+#include "gpu_test_support.h"
+#include "pagecheck/reference/error_metrics.h"
+#include "pagecheck/reference/paged_attention.h"
+#include "tolerance.h"
+
+namespace pagecheck::gpu_test {
+namespace {
+
+std::string case_name(const ::testing::TestParamInfo<AttentionCase>& info) {
+  return info.param.name;
+}
+
+class PagedAttentionFixed : public ::testing::TestWithParam<AttentionCase> {};
+
+TEST_P(PagedAttentionFixed, EveryVariantMatchesReference) {
+  PAGECHECK_SKIP_WITHOUT_DEVICE();
+  const AttentionCase& c = GetParam();
+  const ref::PagedAttentionProblem p = build_attention_problem(c);
+  const ref::PagedAttentionResult expected = ref::paged_attention(p);
+  const double tolerance = attention_tolerance(c.dtype, max_abs_value(p));
+  verify::DeviceRunOptions options;
+  options.attention_out_layout = attention_out_layout(c);
+  const auto variants = builtin_registry().family(PC_FAMILY_PAGED_ATTENTION);
+  ASSERT_FALSE(variants.empty()) << "no paged_attention variant registered";
+  for (const VariantInfo* v : variants) {
+    SCOPED_TRACE("variant " + v->name);
+    ASSERT_TRUE(v->supports(c.dtype == DType::kFloat32   ? PC_DTYPE_FLOAT32
+                            : c.dtype == DType::kFloat16 ? PC_DTYPE_FLOAT16
+                                                         : PC_DTYPE_BFLOAT16,
+                            c.head_size, c.block_size))
+        << "built-in variant does not declare this case's dtype / head size / block size";
+    const verify::AttentionRun run = verify::run_paged_attention(*v, p, options);
+    ASSERT_EQ(run.outcome.disposition, verify::LaunchDisposition::kLaunched)
+        << disposition_name(run.outcome.disposition) << ": " << run.outcome.message;
+    EXPECT_TRUE(run.outcome.guards_intact) << run.outcome.guard_report;
+    const ref::ErrorMetrics m = ref::compare(expected.out, decode(c.dtype, run.out),
+                                             {p.num_seqs, p.num_heads, p.head_size()}, 1e-3);
+    EXPECT_EQ(m.num_nonfinite, 0) << m.to_string();
+    EXPECT_LE(m.max_abs, tolerance) << m.to_string() << " (tolerance " << tolerance << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Quick, PagedAttentionFixed, ::testing::ValuesIn(quick_attention_cases()),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(Full, PagedAttentionFixed, ::testing::ValuesIn(full_attention_cases()),
+                         case_name);
+
+}  // namespace
+}  // namespace pagecheck::gpu_test
