@@ -11,11 +11,11 @@ namespace pagecheck::ref {
 /// key:   [num_blocks, num_kv_heads, head_size / x, block_size, x]   (innermost stride 1)
 /// value: [num_blocks, num_kv_heads, head_size, block_size]          (innermost stride 1)
 struct PagedCacheLayout {
-  int64_t num_blocks = 0;    ///< physical blocks in the pool
-  int64_t num_kv_heads = 0;  ///< key/value heads
-  int64_t head_size = 0;     ///< elements per head
-  int64_t block_size = 0;    ///< token slots per block
-  int64_t x = 0;             ///< elements per 16-byte vector: 16 / dtype_size
+  int64_t num_blocks = 0;          ///< physical blocks in the pool
+  int64_t num_kv_heads = 0;        ///< key/value heads
+  int64_t head_size = 0;           ///< elements per head
+  int64_t block_size = 0;          ///< token slots per block
+  int64_t x = 0;                   ///< elements per 16-byte vector: 16 / dtype_size
   int64_t key_stride_block = 0;    ///< key: elements between consecutive blocks
   int64_t key_stride_head = 0;     ///< key: elements between consecutive kv heads
   int64_t key_stride_group = 0;    ///< key: elements between consecutive x-groups of a head

@@ -9,11 +9,11 @@ namespace pagecheck::ref {
 
 /// Result of the reference: dense [num_seqs, num_heads, head_size] in float64.
 struct PagedAttentionResult {
-  int64_t num_seqs = 0;             ///< rows
-  int64_t num_heads = 0;            ///< heads per row
-  int64_t head_size = 0;            ///< elements per head
-  std::vector<double> out;          ///< [num_seqs, num_heads, head_size] float64 output
-  std::vector<double> lse;          ///< [num_seqs, num_heads] natural-log sum of exp(logits)
+  int64_t num_seqs = 0;     ///< rows
+  int64_t num_heads = 0;    ///< heads per row
+  int64_t head_size = 0;    ///< elements per head
+  std::vector<double> out;  ///< [num_seqs, num_heads, head_size] float64 output
+  std::vector<double> lse;  ///< [num_seqs, num_heads] natural-log sum of exp(logits)
   /// The output rounded to the storage dtype, densely packed (raw bytes).
   std::vector<std::byte> out_storage(DType dtype) const;
 };

@@ -11,13 +11,13 @@ namespace pagecheck::ref {
 
 /// One paged-attention decode call: one query token per sequence.
 struct PagedAttentionProblem {
-  DType dtype = DType::kFloat16;  ///< storage dtype of query, caches and output
-  int64_t num_seqs = 0;           ///< sequences in the batch
-  int64_t num_heads = 0;          ///< query heads (a multiple of cache.num_kv_heads)
-  int64_t max_blocks_per_seq = 0; ///< columns of the block table
-  float scale = 1.0f;             ///< logit scale, usually 1/sqrt(head_size)
-  TokenLayout query_layout;       ///< query [num_seqs, num_heads, head_size]
-  PagedCacheLayout cache;         ///< key and value cache layout
+  DType dtype = DType::kFloat16;       ///< storage dtype of query, caches and output
+  int64_t num_seqs = 0;                ///< sequences in the batch
+  int64_t num_heads = 0;               ///< query heads (a multiple of cache.num_kv_heads)
+  int64_t max_blocks_per_seq = 0;      ///< columns of the block table
+  float scale = 1.0f;                  ///< logit scale, usually 1/sqrt(head_size)
+  TokenLayout query_layout;            ///< query [num_seqs, num_heads, head_size]
+  PagedCacheLayout cache;              ///< key and value cache layout
   std::vector<std::byte> query;        ///< raw storage, query_layout.span() elements
   std::vector<std::byte> key_cache;    ///< raw storage, cache.key_span() elements
   std::vector<std::byte> value_cache;  ///< raw storage, cache.value_span() elements

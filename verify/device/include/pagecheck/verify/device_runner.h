@@ -25,20 +25,20 @@ std::string device_description();
 
 /// How a run ended on the device side (the comparison with the reference is the caller's).
 enum class LaunchDisposition {
-  kLaunched,       ///< can_implement and launch returned OK and the stream synchronized cleanly
-  kNotSupported,   ///< the variant refused the problem (PC_STATUS_UNSUPPORTED)
-  kInvalid,        ///< the variant called the arguments invalid (PC_STATUS_INVALID_ARGUMENT)
-  kLaunchFailed,   ///< launch returned an error or the CUDA error state is set (message says)
+  kLaunched,      ///< can_implement and launch returned OK and the stream synchronized cleanly
+  kNotSupported,  ///< the variant refused the problem (PC_STATUS_UNSUPPORTED)
+  kInvalid,       ///< the variant called the arguments invalid (PC_STATUS_INVALID_ARGUMENT)
+  kLaunchFailed,  ///< launch returned an error or the CUDA error state is set (message says)
 };
 
 /// Device-side outcome of one run.
 struct DeviceRunOutcome {
   LaunchDisposition disposition = LaunchDisposition::kLaunchFailed;  ///< see above
-  std::string message;             ///< variant or CUDA message; empty when launched cleanly
-  bool guards_intact = true;       ///< every guard byte before/after every output unchanged
-  std::string guard_report;        ///< "key_out: 16 bytes changed after the end, first at +0"
-  double elapsed_ms = 0;           ///< launch-to-sync wall time of the kernel (CUDA events)
-  bool sticky_error = false;       ///< the context is unusable (e.g. illegal address)
+  std::string message;        ///< variant or CUDA message; empty when launched cleanly
+  bool guards_intact = true;  ///< every guard byte before/after every output unchanged
+  std::string guard_report;   ///< "key_out: 16 bytes changed after the end, first at +0"
+  double elapsed_ms = 0;      ///< launch-to-sync wall time of the kernel (CUDA events)
+  bool sticky_error = false;  ///< the context is unusable (e.g. illegal address)
 };
 
 /// Options shared by all runs.
@@ -52,15 +52,15 @@ struct DeviceRunOptions {
 
 /// Result of a paged-attention run.
 struct AttentionRun {
-  DeviceRunOutcome outcome;     ///< device-side outcome
-  std::vector<std::byte> out;   ///< raw storage, densely packed [num_seqs, num_heads, head_size]
+  DeviceRunOutcome outcome;    ///< device-side outcome
+  std::vector<std::byte> out;  ///< raw storage, densely packed [num_seqs, num_heads, head_size]
 };
 
 /// Result of a copy-kernel run: the whole output buffers, in the problem's own layouts.
 struct CopyRun {
-  DeviceRunOutcome outcome;          ///< device-side outcome
-  std::vector<std::byte> first;      ///< gather: key (key_layout); reshape: key_cache
-  std::vector<std::byte> second;     ///< gather: value (value_layout); reshape: value_cache
+  DeviceRunOutcome outcome;       ///< device-side outcome
+  std::vector<std::byte> first;   ///< gather: key (key_layout); reshape: key_cache
+  std::vector<std::byte> second;  ///< gather: value (value_layout); reshape: value_cache
 };
 
 /// Runs a paged-attention variant. The output is NaN-poisoned before the launch.
