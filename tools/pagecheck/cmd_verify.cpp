@@ -136,12 +136,20 @@ int run_golden_child(const VerifyOptions& o) {
   argv.push_back("--golden");
   argv.push_back(o.golden_dir.empty() ? verify::golden::default_golden_dir() : o.golden_dir);
   std::string command;
-  for (const auto& a : argv) command += "'" + a + "' ";
+  for (const auto& a : argv) {  // single-quoted, with ' written as '\''
+    command += "'";
+    for (char c : a) command += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    command += "' ";
+  }
   std::fflush(stdout);
+  std::cout.flush();
   const int status = std::system(command.c_str());
   if (status == -1 || !WIFEXITED(status)) {
     std::printf("golden verification: the worker died (status %d)\n", status);
     return 1;
+  }
+  if (WEXITSTATUS(status) != 0) {
+    std::printf("golden verification failed (exit %d)\n", WEXITSTATUS(status));
   }
   return WEXITSTATUS(status);
 }
@@ -352,9 +360,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   worker->add_flag("--planted", w->options.planted);
   worker->add_flag("--simulate", w->options.simulate);
   worker->add_option("--plugin", w->options.plugins);
-  worker->add_option("--golden", w->golden_dir);
-  worker->callback([w, &exit_code] {
-    w->golden = !w->golden_dir.empty();
+  CLI::Option* golden = worker->add_option("--golden", w->golden_dir);
+  worker->callback([w, golden, &exit_code] {
+    w->golden = golden->count() > 0;
+    if (w->golden && w->golden_dir.empty()) throw UsageError("verify-worker --golden: empty DIR");
     exit_code = run_worker(*w);
   });
 }

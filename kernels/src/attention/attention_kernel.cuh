@@ -10,6 +10,8 @@
 ///  3. softmax over the block's tokens in float32 (max, exp, sum, normalize);
 ///  4. values: lanes load 16-byte vectors of kX consecutive tokens of one dimension and
 ///     accumulate weight * value in float32; warps combine through shared memory.
+/// v2_split issues the loads of two of a warp's cache blocks together where the per-lane budget
+/// allows (kKeyBlockUnroll / kValueBlockUnroll); v1 keeps one block per iteration.
 /// A token past the context is never read: loads are masked by token index, and the last
 /// partial value vector is read element by element. Block-table entries past the sequence's
 /// last block are never read.
@@ -29,7 +31,9 @@ __device__ void poison_output(const AttentionParams& p, int64_t seq, int head) {
 }
 
 template <typename T, int HEAD_SIZE, int BLOCK_SIZE, bool SHARED_Q, bool PARTITIONED>
-__global__ void __launch_bounds__(AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>::kThreads)
+__global__ void __launch_bounds__(
+    AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>::kThreads,
+    PARTITIONED ? AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>::kSplitMinBlocksPerSm : 0)
     paged_attention_kernel(const __grid_constant__ AttentionParams p) {
   using Tr = AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>;
   constexpr int kWarps = Tr::kWarps;
@@ -94,44 +98,111 @@ __global__ void __launch_bounds__(AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>::kTh
   // first use: a lane whose token is past the context reads slot 0 of the same block (inside
   // the context) and drops the result; a lane past the last x-group re-reads the last one and
   // drops its product.
-  int64_t physical = start_block + warp < end_block ? block_row[start_block + warp] : 0;
-  for (int blk = start_block + warp; blk < end_block; blk += kWarps) {
-    const int64_t next_physical = blk + kWarps < end_block ? block_row[blk + kWarps] : 0;
-    const char* k_block =
-        static_cast<const char*>(p.key_cache) +
-        (physical * p.key_stride_block + kv_head * p.key_stride_head) * int64_t{sizeof(T)};
-    for (int s0 = 0; s0 < Tr::kKeySteps; s0 += Tr::kKeyStepUnroll) {
-      uint4 kvec[Tr::kKeyStepUnroll][Tr::kKeyVecsPerThread];
+  if constexpr (!PARTITIONED || Tr::kKeyBlockUnroll == 1) {
+    int64_t physical = start_block + warp < end_block ? block_row[start_block + warp] : 0;
+    for (int blk = start_block + warp; blk < end_block; blk += kWarps) {
+      const int64_t next_physical = blk + kWarps < end_block ? block_row[blk + kWarps] : 0;
+      const char* k_block =
+          static_cast<const char*>(p.key_cache) +
+          (physical * p.key_stride_block + kv_head * p.key_stride_head) * int64_t{sizeof(T)};
+      for (int s0 = 0; s0 < Tr::kKeySteps; s0 += Tr::kKeyStepUnroll) {
+        uint4 kvec[Tr::kKeyStepUnroll][Tr::kKeyVecsPerThread];
 #pragma unroll
-      for (int u = 0; u < Tr::kKeyStepUnroll; ++u) {
-        const int slot = (s0 + u) * Tr::kKeyTokensPerStep + token_in_step;
-        const int slot_read = blk * BLOCK_SIZE + slot < end_token ? slot : 0;
+        for (int u = 0; u < Tr::kKeyStepUnroll; ++u) {
+          const int slot = (s0 + u) * Tr::kKeyTokensPerStep + token_in_step;
+          const int slot_read = blk * BLOCK_SIZE + slot < end_token ? slot : 0;
 #pragma unroll
-        for (int k = 0; k < Tr::kKeyVecsPerThread; ++k) {
-          const int g = min(member + k * kTpt, Tr::kGroups - 1);
-          kvec[u][k] = load16(k_block + (g * p.key_stride_group + slot_read * p.key_stride_slot) *
-                                            int64_t{sizeof(T)});
+          for (int k = 0; k < Tr::kKeyVecsPerThread; ++k) {
+            const int g = min(member + k * kTpt, Tr::kGroups - 1);
+            kvec[u][k] = load16(k_block + (g * p.key_stride_group + slot_read * p.key_stride_slot) *
+                                              int64_t{sizeof(T)});
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < Tr::kKeyStepUnroll; ++u) {
+          float dot = 0.f;
+#pragma unroll
+          for (int k = 0; k < Tr::kKeyVecsPerThread; ++k) {
+            const float prod = dot16<T>(q[k], kvec[u][k]);
+            if (Tr::kGroups % kTpt == 0 || member + k * kTpt < Tr::kGroups) dot += prod;
+          }
+          const float d = group_sum<kTpt>(dot);
+          const int slot = (s0 + u) * Tr::kKeyTokensPerStep + token_in_step;
+          const int token = blk * BLOCK_SIZE + slot;
+          if (member == 0 && token < end_token) {
+            const float logit = p.scale * d + slope * static_cast<float>(token - context_len + 1);
+            logits[token - start_token] = logit;
+            qk_max = fmaxf(qk_max, logit);
+          }
         }
       }
-#pragma unroll
-      for (int u = 0; u < Tr::kKeyStepUnroll; ++u) {
-        float dot = 0.f;
-#pragma unroll
-        for (int k = 0; k < Tr::kKeyVecsPerThread; ++k) {
-          const float prod = dot16<T>(q[k], kvec[u][k]);
-          if (Tr::kGroups % kTpt == 0 || member + k * kTpt < Tr::kGroups) dot += prod;
-        }
-        const float d = group_sum<kTpt>(dot);
-        const int slot = (s0 + u) * Tr::kKeyTokensPerStep + token_in_step;
-        const int token = blk * BLOCK_SIZE + slot;
-        if (member == 0 && token < end_token) {
-          const float logit = p.scale * d + slope * static_cast<float>(token - context_len + 1);
-          logits[token - start_token] = logit;
-          qk_max = fmaxf(qk_max, logit);
-        }
-      }
+      physical = next_physical;
     }
-    physical = next_physical;
+  } else {
+    // A warp takes kKeyBlockUnroll cache blocks (blk0, blk0 + kWarps, ...) per iteration and
+    // issues all their loads together. A block of the group past end_block reads the group's
+    // first block (inside the range) and all its tokens are dropped. Block-table entries are
+    // read one group ahead, only for blocks < end_block.
+    constexpr int kKbu = Tr::kKeyBlockUnroll;
+    int64_t physical[kKbu];
+#pragma unroll
+    for (int b = 0; b < kKbu; ++b) {
+      const int blk = start_block + warp + b * kWarps;
+      physical[b] = blk < end_block ? block_row[blk] : -1;
+    }
+    for (int blk0 = start_block + warp; blk0 < end_block; blk0 += kWarps * kKbu) {
+      int64_t next_physical[kKbu];
+      const char* k_block[kKbu];
+#pragma unroll
+      for (int b = 0; b < kKbu; ++b) {
+        const int nblk = blk0 + (kKbu + b) * kWarps;
+        next_physical[b] = nblk < end_block ? block_row[nblk] : -1;
+        const int64_t phys = physical[b] >= 0 ? physical[b] : physical[0];
+        k_block[b] = static_cast<const char*>(p.key_cache) +
+                     (phys * p.key_stride_block + kv_head * p.key_stride_head) * int64_t{sizeof(T)};
+      }
+      for (int s0 = 0; s0 < Tr::kKeySteps; s0 += Tr::kKeyStepUnroll) {
+        uint4 kvec[kKbu][Tr::kKeyStepUnroll][Tr::kKeyVecsPerThread];
+#pragma unroll
+        for (int b = 0; b < kKbu; ++b) {
+#pragma unroll
+          for (int u = 0; u < Tr::kKeyStepUnroll; ++u) {
+            const int slot = (s0 + u) * Tr::kKeyTokensPerStep + token_in_step;
+            const int blk_read = physical[b] >= 0 ? blk0 + b * kWarps : blk0;
+            const int slot_read = blk_read * BLOCK_SIZE + slot < end_token ? slot : 0;
+#pragma unroll
+            for (int k = 0; k < Tr::kKeyVecsPerThread; ++k) {
+              const int g = min(member + k * kTpt, Tr::kGroups - 1);
+              kvec[b][u][k] =
+                  load16(k_block[b] + (g * p.key_stride_group + slot_read * p.key_stride_slot) *
+                                          int64_t{sizeof(T)});
+            }
+          }
+        }
+#pragma unroll
+        for (int b = 0; b < kKbu; ++b) {
+#pragma unroll
+          for (int u = 0; u < Tr::kKeyStepUnroll; ++u) {
+            float dot = 0.f;
+#pragma unroll
+            for (int k = 0; k < Tr::kKeyVecsPerThread; ++k) {
+              const float prod = dot16<T>(q[k], kvec[b][u][k]);
+              if (Tr::kGroups % kTpt == 0 || member + k * kTpt < Tr::kGroups) dot += prod;
+            }
+            const float d = group_sum<kTpt>(dot);
+            const int slot = (s0 + u) * Tr::kKeyTokensPerStep + token_in_step;
+            const int token = (blk0 + b * kWarps) * BLOCK_SIZE + slot;
+            if (member == 0 && token < end_token) {
+              const float logit = p.scale * d + slope * static_cast<float>(token - context_len + 1);
+              logits[token - start_token] = logit;
+              qk_max = fmaxf(qk_max, logit);
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int b = 0; b < kKbu; ++b) physical[b] = next_physical[b];
+    }
   }
 
   // 3. Softmax over [start_token, end_token) in float32.
@@ -154,61 +225,176 @@ __global__ void __launch_bounds__(AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>::kTh
   float acc[Tr::kValueRowsPerThread];
 #pragma unroll
   for (int r = 0; r < Tr::kValueRowsPerThread; ++r) acc[r] = 0.f;
-  // Every block but the sequence's last partial one takes the fast path: unconditional 16-byte
+  // Every block but the sequence's last partial one takes a fast path: unconditional 16-byte
   // loads (rows past head_size re-read the last row; their sums are never stored). The last
   // partial block reads element by element, only inside the context.
-  physical = start_block + warp < end_block ? block_row[start_block + warp] : 0;
-  for (int blk = start_block + warp; blk < end_block; blk += kWarps) {
-    const int64_t next_physical = blk + kWarps < end_block ? block_row[blk + kWarps] : 0;
-    const T* v_block = static_cast<const T*>(p.value_cache) + physical * p.value_stride_block +
-                       kv_head * p.value_stride_head;
-    const bool block_full = (blk + 1) * BLOCK_SIZE <= end_token;  // warp-uniform
-    for (int c0 = 0; c0 < Tr::kValueChunks; c0 += Tr::kValueChunkUnroll) {
-      if (block_full) {
-        uint4 vvec[Tr::kValueChunkUnroll][Tr::kValueRowsPerThread];
+  if constexpr (!PARTITIONED || Tr::kValueBlockUnroll == 1) {
+    int64_t physical = start_block + warp < end_block ? block_row[start_block + warp] : 0;
+    for (int blk = start_block + warp; blk < end_block; blk += kWarps) {
+      const int64_t next_physical = blk + kWarps < end_block ? block_row[blk + kWarps] : 0;
+      const T* v_block = static_cast<const T*>(p.value_cache) + physical * p.value_stride_block +
+                         kv_head * p.value_stride_head;
+      const bool block_full = (blk + 1) * BLOCK_SIZE <= end_token;  // warp-uniform
+      for (int c0 = 0; c0 < Tr::kValueChunks; c0 += Tr::kValueChunkUnroll) {
+        if (block_full) {
+          uint4 vvec[Tr::kValueChunkUnroll][Tr::kValueRowsPerThread];
 #pragma unroll
-        for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
-          const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+          for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
+            const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
 #pragma unroll
-          for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
-            const int row = min(row0 + r * Tr::kValueRowsPerStep, HEAD_SIZE - 1);
-            vvec[u][r] = load16(v_block + row * p.value_stride_dim + slot0);
+            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+              const int row = min(row0 + r * Tr::kValueRowsPerStep, HEAD_SIZE - 1);
+              vvec[u][r] = load16(v_block + row * p.value_stride_dim + slot0);
+            }
           }
-        }
 #pragma unroll
-        for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
-          const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
-          const float* w = logits + (blk * BLOCK_SIZE + slot0 - start_token);
+          for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
+            const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+            const float* w = logits + (blk * BLOCK_SIZE + slot0 - start_token);
 #pragma unroll
-          for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
-            float v[Tr::kValueVec];
-            vec_to_float<T>(vvec[u][r], v);
+            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+              float v[Tr::kValueVec];
+              vec_to_float<T>(vvec[u][r], v);
 #pragma unroll
-            for (int j = 0; j < Tr::kValueVec; ++j) acc[r] = fmaf(w[j], v[j], acc[r]);
+              for (int j = 0; j < Tr::kValueVec; ++j) acc[r] = fmaf(w[j], v[j], acc[r]);
+            }
           }
-        }
-      } else {
+        } else {
 #pragma unroll
-        for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
-          const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
-          const int token0 = blk * BLOCK_SIZE + slot0;
+          for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
+            const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+            const int token0 = blk * BLOCK_SIZE + slot0;
 #pragma unroll
-          for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
-            const int row = row0 + r * Tr::kValueRowsPerStep;
-            if (row < HEAD_SIZE) {
-              const T* v_ptr = v_block + row * p.value_stride_dim + slot0;
+            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+              const int row = row0 + r * Tr::kValueRowsPerStep;
+              if (row < HEAD_SIZE) {
+                const T* v_ptr = v_block + row * p.value_stride_dim + slot0;
 #pragma unroll
-              for (int j = 0; j < Tr::kValueVec; ++j) {
-                if (token0 + j < end_token) {
-                  acc[r] = fmaf(logits[token0 + j - start_token], load_float<T>(v_ptr + j), acc[r]);
+                for (int j = 0; j < Tr::kValueVec; ++j) {
+                  if (token0 + j < end_token) {
+                    acc[r] =
+                        fmaf(logits[token0 + j - start_token], load_float<T>(v_ptr + j), acc[r]);
+                  }
                 }
               }
             }
           }
         }
       }
+      physical = next_physical;
     }
-    physical = next_physical;
+  } else {
+    // A warp takes kValueBlockUnroll cache blocks (blk0, blk0 + kWarps, ...) per iteration; when
+    // all of them are full their loads are issued together, otherwise (only at the sequence's
+    // end) each block goes through process_block.
+    auto process_block = [&](int blk, int64_t phys) {
+      const T* v_block = static_cast<const T*>(p.value_cache) + phys * p.value_stride_block +
+                         kv_head * p.value_stride_head;
+      const bool block_full = (blk + 1) * BLOCK_SIZE <= end_token;  // warp-uniform
+      for (int c0 = 0; c0 < Tr::kValueChunks; c0 += Tr::kValueChunkUnroll) {
+        if (block_full) {
+          uint4 vvec[Tr::kValueChunkUnroll][Tr::kValueRowsPerThread];
+#pragma unroll
+          for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
+            const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+#pragma unroll
+            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+              const int row = min(row0 + r * Tr::kValueRowsPerStep, HEAD_SIZE - 1);
+              vvec[u][r] = load16(v_block + row * p.value_stride_dim + slot0);
+            }
+          }
+#pragma unroll
+          for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
+            const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+            const float* w = logits + (blk * BLOCK_SIZE + slot0 - start_token);
+#pragma unroll
+            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+              float v[Tr::kValueVec];
+              vec_to_float<T>(vvec[u][r], v);
+#pragma unroll
+              for (int j = 0; j < Tr::kValueVec; ++j) acc[r] = fmaf(w[j], v[j], acc[r]);
+            }
+          }
+        } else {
+#pragma unroll
+          for (int u = 0; u < Tr::kValueChunkUnroll; ++u) {
+            const int slot0 = (c0 + u) * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+            const int token0 = blk * BLOCK_SIZE + slot0;
+#pragma unroll
+            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+              const int row = row0 + r * Tr::kValueRowsPerStep;
+              if (row < HEAD_SIZE) {
+                const T* v_ptr = v_block + row * p.value_stride_dim + slot0;
+#pragma unroll
+                for (int j = 0; j < Tr::kValueVec; ++j) {
+                  if (token0 + j < end_token) {
+                    acc[r] =
+                        fmaf(logits[token0 + j - start_token], load_float<T>(v_ptr + j), acc[r]);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    };
+    constexpr int kVbu = Tr::kValueBlockUnroll;
+    int64_t vphys[kVbu];
+#pragma unroll
+    for (int b = 0; b < kVbu; ++b) {
+      const int blk = start_block + warp + b * kWarps;
+      vphys[b] = blk < end_block ? block_row[blk] : -1;
+    }
+    for (int blk0 = start_block + warp; blk0 < end_block; blk0 += kWarps * kVbu) {
+      int64_t next_phys[kVbu];
+#pragma unroll
+      for (int b = 0; b < kVbu; ++b) {
+        const int nblk = blk0 + (kVbu + b) * kWarps;
+        next_phys[b] = nblk < end_block ? block_row[nblk] : -1;
+      }
+      // When the group's last block is full, every block of the group exists and is full.
+      if constexpr (kVbu == 1) {
+        process_block(blk0, vphys[0]);
+      } else if ((blk0 + (kVbu - 1) * kWarps + 1) * BLOCK_SIZE <= end_token) {
+        uint4 vvec[kVbu][Tr::kValueChunks][Tr::kValueRowsPerThread];
+#pragma unroll
+        for (int b = 0; b < kVbu; ++b) {
+          const T* v_block = static_cast<const T*>(p.value_cache) +
+                             vphys[b] * p.value_stride_block + kv_head * p.value_stride_head;
+#pragma unroll
+          for (int u = 0; u < Tr::kValueChunks; ++u) {
+            const int slot0 = u * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+#pragma unroll
+            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+              const int row = min(row0 + r * Tr::kValueRowsPerStep, HEAD_SIZE - 1);
+              vvec[b][u][r] = load16(v_block + row * p.value_stride_dim + slot0);
+            }
+          }
+        }
+#pragma unroll
+        for (int b = 0; b < kVbu; ++b) {
+#pragma unroll
+          for (int u = 0; u < Tr::kValueChunks; ++u) {
+            const int slot0 = u * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+            const float* w = logits + ((blk0 + b * kWarps) * BLOCK_SIZE + slot0 - start_token);
+#pragma unroll
+            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+              float v[Tr::kValueVec];
+              vec_to_float<T>(vvec[b][u][r], v);
+#pragma unroll
+              for (int j = 0; j < Tr::kValueVec; ++j) acc[r] = fmaf(w[j], v[j], acc[r]);
+            }
+          }
+        }
+      } else {
+#pragma unroll
+        for (int b = 0; b < kVbu; ++b) {
+          if (vphys[b] >= 0) process_block(blk0 + b * kWarps, vphys[b]);
+        }
+      }
+#pragma unroll
+      for (int b = 0; b < kVbu; ++b) vphys[b] = next_phys[b];
+    }
   }
 #pragma unroll
   for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {

@@ -36,6 +36,12 @@ KernelStatus launch_attention_v1(const AttentionParams& params, cudaStream_t str
 template <typename T, int HEAD_SIZE, int BLOCK_SIZE>
 KernelStatus launch_attention_v2(const AttentionParams& params, cudaStream_t stream) {
   using Tr = AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>;
+  if (params.max_num_partitions == 1) {
+    // Every context fits in one partition: the reduction would only copy. The single-pass
+    // kernel (the v1_shared_q code) computes the same softmax in one launch; the workspace is
+    // left unused.
+    return launch_attention_v1<T, HEAD_SIZE, BLOCK_SIZE, true>(params, stream);
+  }
   const dim3 grid(params.num_heads, params.num_seqs, params.max_num_partitions);
   paged_attention_kernel<T, HEAD_SIZE, BLOCK_SIZE, true, true>
       <<<grid, Tr::kThreads, static_cast<size_t>(attention_v2_dynamic_smem()), stream>>>(params);

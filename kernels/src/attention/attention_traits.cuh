@@ -25,6 +25,10 @@ struct AttentionTraits {
   /// Steps whose loads are issued together (bounds the registers holding key vectors).
   static constexpr int kKeyStepUnroll =
       pow2_floor(max_int(1, min_int(kKeySteps, 16 / kKeyVecsPerThread)));
+  /// Cache blocks whose key loads a warp issues together (at most 2), when one block's loads
+  /// use less than the 16-vector budget: more bytes in flight per warp.
+  static constexpr int kKeyBlockUnroll =
+      min_int(2, max_int(1, 16 / (kKeyStepUnroll * kKeyVecsPerThread)));
 
   // Value phase: a lane loads 16-byte vectors of kX consecutive tokens of one head dimension;
   // kValueLanesPerRow lanes share a dimension, a warp covers kValueRowsPerStep dimensions and
@@ -38,6 +42,19 @@ struct AttentionTraits {
   static constexpr int kValueRowsPerThread = ceil_div(HEAD_SIZE, kValueRowsPerStep);
   static constexpr int kValueChunkUnroll =
       pow2_floor(max_int(1, min_int(kValueChunks, 16 / kValueRowsPerThread)));
+  /// Cache blocks whose value loads a warp issues together (at most 2), as for the keys.
+  /// Only when one pass covers the block's chunks, so the float32 accumulation order (block
+  /// by block) is unchanged.
+  static constexpr int kValueBlockUnroll =
+      kValueChunkUnroll == kValueChunks
+          ? min_int(2, max_int(1, 16 / (kValueChunkUnroll * kValueRowsPerThread)))
+          : 1;
+
+  /// v2_split only (the v1 kernels issue one block at a time): with two blocks in flight the
+  /// kernel is held to 128 registers, 4 thread blocks per SM (16 warps of 8 KB loads in flight
+  /// per SM instead of 5 blocks of 4 KB per warp). 0 leaves the register budget to ptxas.
+  static constexpr int kSplitMinBlocksPerSm =
+      (kKeyBlockUnroll > 1 || kValueBlockUnroll > 1) ? 4 : 0;
 
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "storage type must be 2 or 4 bytes");
   static_assert(HEAD_SIZE % kX == 0, "head size must be a multiple of x");

@@ -65,7 +65,8 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
   }
   nlohmann::json previous = nlohmann::json::object();  // name -> recorded manifest entry
   try {
-    for (const auto& entry : read_manifest(options.dir).at("cases")) {
+    const nlohmann::json manifest = read_manifest(options.dir);  // alive while iterating
+    for (const auto& entry : manifest.at("cases")) {
       previous[entry.at("name").get<std::string>()] = entry;
     }
   } catch (const GoldenError& e) {

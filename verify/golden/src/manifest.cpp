@@ -143,8 +143,11 @@ std::string default_golden_dir() {
 }
 
 std::vector<std::string> list_goldens(const std::string& dir) {
+  // Keep the manifest alive while iterating: a range-for over read_manifest(dir).at("cases")
+  // would walk an array inside a destroyed temporary (it yielded no cases at all).
+  const nlohmann::json manifest = read_manifest(dir);
   std::vector<std::string> paths;
-  for (const auto& entry : read_manifest(dir).at("cases")) {
+  for (const auto& entry : manifest.at("cases")) {
     paths.push_back(join_path(dir, entry.at("file").get<std::string>()));
   }
   return paths;

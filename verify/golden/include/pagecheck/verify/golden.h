@@ -4,12 +4,14 @@
 /// GPU. The file format is documented in docs/fixtures.md.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "pagecheck/plugin.h"
 #include "pagecheck/reference/problems.h"
+#include "pagecheck/verify/device_runner.h"
 #include "pagecheck/verify/golden_file.h"
 
 namespace pagecheck {
@@ -78,11 +80,52 @@ double attention_tolerance(DType dtype, double reference, double max_abs_value);
 /// block size, ALiBi and padded-stride capabilities) on the current CUDA device: attention
 /// within attention_tolerance of the float64 reference, copies bit for bit over the whole
 /// output buffers (so untouched rows and padding are checked too). Prints one line per
-/// (golden, variant) and a summary to `out`. Returns 0 when every run passed, 1 when one
-/// failed, 3 when no CUDA device is usable (the reason is printed). Throws GoldenError on a
-/// bad golden (exit 2 in the CLI).
+/// golden with its variants' verdicts and a summary to `out` (see verify_goldens_with, which it
+/// calls with device_golden_runner()). Returns 0 when every run passed, 1 when one failed or
+/// no golden ran although the manifest lists cases, 3 when no CUDA device is usable (the reason
+/// is printed). Throws GoldenError on a bad golden (exit 2 in the CLI).
 int verify_goldens_on_device(const VariantRegistry& registry, const std::string& dir,
                              std::ostream& out);
+
+/// The run functions verify_goldens_with calls for each (golden, variant) pair it runs.
+/// device_golden_runner() binds the real GPU runner; tests inject CPU fakes. A function that
+/// throws counts as a failed run with a sticky error (verification stops, exit 3).
+struct GoldenRunner {
+  /// Runs a paged-attention variant; AttentionRun::out densely packed in the storage dtype.
+  std::function<AttentionRun(const VariantInfo&, const ref::PagedAttentionProblem&)>
+      paged_attention;
+  /// Runs a gather variant; CopyRun::first/second are the whole key/value outputs.
+  std::function<CopyRun(const VariantInfo&, const ref::CacheCopyProblem&)> gather_cached_kv;
+  /// Runs a reshape_and_cache variant; CopyRun::first/second are the whole caches after it.
+  std::function<CopyRun(const VariantInfo&, const ref::CacheCopyProblem&)> reshape_and_cache;
+};
+
+/// The real GPU run functions (run_paged_attention, run_gather_cached_kv,
+/// run_reshape_and_cache with default options) on the current CUDA device.
+GoldenRunner device_golden_runner();
+
+/// Counts of one golden verification.
+struct GoldenTally {
+  int64_t listed = 0;       ///< cases MANIFEST.json lists
+  int64_t loaded = 0;       ///< golden files loaded
+  int64_t goldens_run = 0;  ///< goldens on which at least one variant ran (passed or failed)
+  int64_t passed = 0;       ///< (golden, variant) runs within tolerance / bit-exact
+  int64_t failed = 0;       ///< (golden, variant) runs that failed
+  int64_t skipped = 0;      ///< (golden, variant) pairs not run (capability or refusal)
+};
+
+/// The device-independent part of verify_goldens_on_device: lists and loads the goldens of
+/// `dir`, skips the variants that do not declare what a golden needs, runs the rest through
+/// `runner` and compares (attention within attention_tolerance of the float64 reference,
+/// copies bit for bit). Prints one line per golden with each variant's verdict, one line per
+/// failed run naming golden and variant ("FAIL <golden> / <variant>: <what>"), and a summary.
+/// Returns 0 when every run passed and at least one golden ran; 1 when a run failed, or when
+/// the manifest lists cases but none was loaded or run (so it can never pass silently); 3 when
+/// a run left the device unusable (it stops there). Throws GoldenError on a bad golden or
+/// manifest. `tally`, when given, receives the counts.
+int verify_goldens_with(const VariantRegistry& registry, const std::string& dir,
+                        const GoldenRunner& runner, std::ostream& out,
+                        GoldenTally* tally = nullptr);
 
 }  // namespace pagecheck::verify::golden
 

@@ -1,0 +1,221 @@
+/// Every kernel variant against every golden, with the run functions injected: listing,
+/// loading, capability skips, comparison and the report. No CUDA here (device_verify.cpp binds
+/// the GPU runner), so the CPU tests drive all of it with fake runners.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <ostream>
+#include <sstream>
+
+#include "manifest.h"
+#include "pagecheck/registry.h"
+#include "pagecheck/verify/golden.h"
+
+namespace pagecheck::verify::golden {
+namespace {
+
+/// Why `variant` cannot run `g`, or "" when it declares everything the golden needs.
+std::string unsupported_reason(const VariantInfo& variant, const LoadedGolden& g) {
+  const bool attention = g.family == PC_FAMILY_PAGED_ATTENTION;
+  const ref::PagedCacheLayout& cache = attention ? g.attention.cache : g.copy.cache;
+  const auto dtype = static_cast<pc_dtype>(static_cast<int>(g.dtype));
+  if (!variant.supports(dtype, cache.head_size, cache.block_size)) {
+    return "dtype/head size/block size not declared";
+  }
+  const auto packed_cache = ref::PagedCacheLayout::packed(
+      g.dtype, cache.num_blocks, cache.num_kv_heads, cache.head_size, cache.block_size);
+  const bool padded_cache = cache.key_stride_slot != packed_cache.key_stride_slot ||
+                            cache.key_stride_group != packed_cache.key_stride_group ||
+                            cache.key_stride_head != packed_cache.key_stride_head ||
+                            cache.key_stride_block != packed_cache.key_stride_block ||
+                            cache.value_stride_dim != packed_cache.value_stride_dim ||
+                            cache.value_stride_head != packed_cache.value_stride_head ||
+                            cache.value_stride_block != packed_cache.value_stride_block;
+  const ref::TokenLayout& tokens = attention ? g.attention.query_layout : g.copy.key_layout;
+  const bool strided = tokens.stride_head != tokens.head_size ||
+                       tokens.stride_token != tokens.num_heads * tokens.head_size;
+  const uint32_t caps = variant.variant.caps;
+  if (padded_cache && !(caps & PC_CAP_PADDED_CACHE)) return "padded cache strides not declared";
+  if (strided && !(caps & PC_CAP_STRIDED_TOKENS)) return "strided tokens not declared";
+  if (attention && !g.attention.alibi_slopes.empty() && !(caps & PC_CAP_ALIBI)) {
+    return "ALiBi not declared";
+  }
+  return "";
+}
+
+/// "" when every attention output element is within attention_tolerance of the float64
+/// reference, otherwise a description of the failures.
+std::string compare_attention(const LoadedGolden& g, const std::vector<std::byte>& out) {
+  const ref::PagedAttentionProblem& p = g.attention;
+  double max_abs_value = 0;
+  const int64_t span = p.cache.value_span();
+  for (int64_t i = 0; i < span; ++i) {
+    const double v = load_element(p.dtype, p.value_cache.data(), i);
+    if (std::isfinite(v)) max_abs_value = std::max(max_abs_value, std::fabs(v));
+  }
+  const auto n = static_cast<int64_t>(g.expected_out_f64.size());
+  if (static_cast<int64_t>(out.size()) != n * static_cast<int64_t>(dtype_size(p.dtype))) {
+    return "output has " + std::to_string(out.size()) + " bytes, expected " +
+           std::to_string(n * static_cast<int64_t>(dtype_size(p.dtype)));
+  }
+  int64_t bad = 0;
+  int64_t worst = -1;
+  double worst_ratio = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double want = g.expected_out_f64[static_cast<std::size_t>(i)];
+    const double got = load_element(p.dtype, out.data(), i);
+    const double ratio = std::fabs(got - want) / attention_tolerance(p.dtype, want, max_abs_value);
+    if (ratio <= 1.0) continue;  // NaN fails
+    ++bad;
+    if (worst < 0 || !(ratio <= worst_ratio)) worst = i, worst_ratio = ratio;
+  }
+  if (bad == 0) return "";
+  const int64_t d = p.head_size();
+  std::ostringstream text;
+  text.precision(9);
+  text << bad << " of " << n << " elements beyond tolerance; worst (seq,head,dim)=("
+       << worst / (p.num_heads * d) << "," << (worst / d) % p.num_heads << "," << worst % d
+       << ") want " << g.expected_out_f64[static_cast<std::size_t>(worst)] << " got "
+       << load_element(p.dtype, out.data(), worst) << " (" << worst_ratio << "x tolerance)";
+  return text.str();
+}
+
+/// "" when `got` equals `want` byte for byte, otherwise how many elements differ and where.
+std::string compare_bytes(const char* what, const std::vector<std::byte>& want,
+                          const std::vector<std::byte>& got, std::size_t element) {
+  if (want.size() != got.size()) {
+    return std::string(what) + ": " + std::to_string(got.size()) + " bytes, expected " +
+           std::to_string(want.size());
+  }
+  int64_t differing = 0;
+  int64_t first = -1;
+  for (std::size_t i = 0; i < want.size(); i += element) {
+    if (std::memcmp(want.data() + i, got.data() + i, std::min(element, want.size() - i)) != 0) {
+      if (first < 0) first = static_cast<int64_t>(i / element);
+      ++differing;
+    }
+  }
+  if (differing == 0) return "";
+  return std::string(what) + ": " + std::to_string(differing) + " elements differ, first at " +
+         std::to_string(first);
+}
+
+/// Appends `part` to `text` with "; " between non-empty parts.
+void append(std::string& text, const std::string& part) {
+  if (part.empty()) return;
+  text += (text.empty() ? "" : "; ") + part;
+}
+
+/// Verdict of one (golden, variant) run.
+struct RunVerdict {
+  bool skipped = false;  ///< not run (the variant refused the problem)
+  std::string detail;    ///< skip reason or mismatch; "" when passed
+  bool sticky = false;   ///< the device is unusable after this run
+};
+
+/// Runs `variant` on `g` through `runner` and compares its outputs with the golden's.
+RunVerdict run_one(const GoldenRunner& runner, const VariantInfo& variant, const LoadedGolden& g) {
+  RunVerdict v;
+  DeviceRunOutcome outcome;
+  std::string mismatch;
+  try {
+    if (g.family == PC_FAMILY_PAGED_ATTENTION) {
+      AttentionRun run = runner.paged_attention(variant, g.attention);
+      outcome = run.outcome;
+      if (outcome.disposition == LaunchDisposition::kLaunched) {
+        mismatch = compare_attention(g, run.out);
+      }
+    } else {
+      const bool gather = g.family == PC_FAMILY_GATHER_CACHED_KV;
+      CopyRun run = gather ? runner.gather_cached_kv(variant, g.copy)
+                           : runner.reshape_and_cache(variant, g.copy);
+      outcome = run.outcome;
+      const std::size_t element = dtype_size(g.dtype);
+      if (outcome.disposition == LaunchDisposition::kLaunched) {
+        mismatch =
+            compare_bytes(gather ? "key" : "key_cache", g.expected_first, run.first, element);
+        append(mismatch, compare_bytes(gather ? "value" : "value_cache", g.expected_second,
+                                       run.second, element));
+      }
+    }
+  } catch (const std::exception& e) {
+    v.detail = std::string("run threw: ") + e.what();
+    v.sticky = true;
+    return v;
+  }
+  if (outcome.disposition == LaunchDisposition::kNotSupported) {
+    v.skipped = true;
+    v.detail = "variant refused: " + outcome.message;
+    return v;
+  }
+  if (outcome.disposition == LaunchDisposition::kInvalid) {
+    mismatch = "variant called the arguments invalid: " + outcome.message;
+  } else if (outcome.disposition != LaunchDisposition::kLaunched) {
+    mismatch = "launch failed: " + outcome.message;
+  }
+  if (!outcome.guards_intact) append(mismatch, "guard zone: " + outcome.guard_report);
+  v.detail = mismatch;
+  v.sticky = outcome.sticky_error;
+  return v;
+}
+
+}  // namespace
+
+int verify_goldens_with(const VariantRegistry& registry, const std::string& dir,
+                        const GoldenRunner& runner, std::ostream& out, GoldenTally* tally) {
+  GoldenTally t;
+  t.listed = static_cast<int64_t>(read_manifest(dir).at("cases").size());
+  std::vector<LoadedGolden> goldens;
+  for (const std::string& path : list_goldens(dir)) goldens.push_back(load_golden(path));
+  t.loaded = static_cast<int64_t>(goldens.size());
+  out << t.loaded << " of " << t.listed << " goldens loaded from " << dir << "\n" << std::flush;
+  bool sticky = false;
+  for (const LoadedGolden& g : goldens) {
+    std::string verdicts;
+    std::string failures;
+    int64_t ran = 0, failed = 0;
+    for (const VariantInfo* variant : registry.family(g.family)) {
+      std::string why = unsupported_reason(*variant, g);
+      RunVerdict v;
+      if (why.empty()) v = run_one(runner, *variant, g);
+      if (!why.empty() || v.skipped) {
+        verdicts += " " + variant->name + " skip (" + (why.empty() ? v.detail : why) + ")";
+        ++t.skipped;
+      } else if (v.detail.empty()) {
+        verdicts += " " + variant->name + " ok";
+        ++ran, ++t.passed;
+      } else {
+        verdicts += " " + variant->name + " FAIL";
+        failures += "  FAIL " + g.name + " / " + variant->name + ": " + v.detail + "\n";
+        ++ran, ++failed, ++t.failed;
+      }
+      if (v.sticky) {
+        sticky = true;
+        break;
+      }
+    }
+    if (ran > 0) ++t.goldens_run;
+    const char* status = failed > 0 ? "FAIL" : ran > 0 ? "ok  " : "skip";
+    out << status << " " << g.name << " (" << family_name(g.family) << " " << dtype_name(g.dtype)
+        << "):" << (verdicts.empty() ? " no variant of the family" : verdicts) << "\n"
+        << failures << std::flush;
+    if (sticky) {
+      out << "the CUDA context is unusable after " << g.name << "; stopping\n";
+      break;
+    }
+  }
+  out << t.goldens_run << " of " << t.listed << " goldens run; " << t.passed << " passed, "
+      << t.failed << " failed, " << t.skipped << " skipped\n";
+  int code = t.failed > 0 ? 1 : 0;
+  if (t.listed > 0 && (t.loaded != t.listed || t.goldens_run == 0)) {
+    out << "FAIL: " << dir << "/" << kManifestName << " lists " << t.listed << " cases but "
+        << t.loaded << " were loaded and " << t.goldens_run << " run\n";
+    code = 1;
+  }
+  out << std::flush;
+  if (tally != nullptr) *tally = t;
+  return sticky ? 3 : code;
+}
+
+}  // namespace pagecheck::verify::golden
