@@ -2,6 +2,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "pagecheck/bench/json_fields.h"
 #include "pagecheck/bench/report.h"
 #include "pagecheck/registry.h"
 
@@ -12,40 +13,14 @@ using nlohmann::json;
 namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw ReportError(where + ": " + what);
+  json_fields::fail<ReportError>(where, what);
 }
-
-const json& field(const json& j, const char* key, const std::string& where) {
-  if (!j.is_object()) fail(where, "expected a JSON object");
-  auto it = j.find(key);
-  if (it == j.end()) fail(where, std::string("missing field '") + key + "'");
-  return *it;
-}
-
-std::string get_string(const json& j, const char* key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_string()) fail(where, std::string("field '") + key + "' must be a string");
-  return v.get<std::string>();
-}
-
+constexpr auto& field = json_fields::field<ReportError>;
+constexpr auto& get_string = json_fields::get_string<ReportError>;
+constexpr auto& get_number = json_fields::get_number<ReportError>;
+constexpr auto& get_bool = json_fields::get_bool<ReportError>;
 int64_t get_int(const json& j, const char* key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_number_integer()) fail(where, std::string("field '") + key + "' must be an integer");
-  return v.get<int64_t>();
-}
-
-double get_number(const json& j, const char* key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_number()) fail(where, std::string("field '") + key + "' must be a number");
-  const double d = v.get<double>();
-  if (!std::isfinite(d)) fail(where, std::string("field '") + key + "' is not finite");
-  return d;
-}
-
-bool get_bool(const json& j, const char* key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_boolean()) fail(where, std::string("field '") + key + "' must be true or false");
-  return v.get<bool>();
+  return json_fields::get_int<ReportError>(j, key, where);
 }
 
 SampleSummary summary_from(const json& j, const std::string& where) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pagecheck/bench/json_fields.h"
 #include "pagecheck/bench/report.h"
 #include "pagecheck/review/content_hash.h"
 
@@ -18,28 +19,12 @@ using nlohmann::json;
 namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw EvidenceError(where + ": " + what);
+  json_fields::fail<EvidenceError>(where, what);
 }
-
-const json& field(const json& j, const char* key, const std::string& where) {
-  if (!j.is_object()) fail(where, "expected a JSON object");
-  auto it = j.find(key);
-  if (it == j.end()) fail(where, std::string("missing field '") + key + "'");
-  return *it;
-}
-
-std::string get_string(const json& j, const char* key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_string()) fail(where, std::string("field '") + key + "' must be a string");
-  return v.get<std::string>();
-}
-
+constexpr auto& field = json_fields::field<EvidenceError>;
+constexpr auto& get_string = json_fields::get_string<EvidenceError>;
 int64_t get_count(const json& j, const char* key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_number_integer() || v.get<int64_t>() < 0) {
-    fail(where, std::string("field '") + key + "' must be a non-negative integer");
-  }
-  return v.get<int64_t>();
+  return json_fields::get_int<EvidenceError>(j, key, where, 0);
 }
 
 bool is_hex64(const std::string& s) {
