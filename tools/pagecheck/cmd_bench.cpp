@@ -187,6 +187,7 @@ int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family 
 int run_bench_command(BenchCliOptions& o) {
   if (o.families.empty()) throw UsageError("bench: --family is required (or use a subcommand)");
   const std::vector<pc_family> families = parse_families(o.families);
+  check_plugins_loadable(o.plugins);  // bad plugin: exit 2, before any GPU work
   if (o.list_shapes) {
     for (pc_family f : families) {
       for (const auto& s : bench::sweep_for(f, o.quick, o.shapes, parse_dtype(o.dtype), nullptr)) {

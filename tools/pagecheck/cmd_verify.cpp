@@ -190,6 +190,7 @@ void record_evidence(const VerifyOptions& o, const check::RunReport& report) {
 int run_verify(VerifyOptions o) {
   const check::Shard shard = check::parse_shard(o.shard);
   if (!o.kernel.empty()) parse_family(o.kernel);  // unknown family: exit 2
+  check_plugins_loadable(o.plugins);              // bad plugin: exit 2
   if (!o.json_path.empty()) check_writable(o.json_path, "--json");
   if (!o.reproduce.empty() && !std::filesystem::exists(o.reproduce)) {
     throw UsageError("--reproduce: no such file '" + o.reproduce + "'");

@@ -7,6 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace pagecheck::cli {
 
@@ -14,6 +16,10 @@ namespace pagecheck::cli {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// Loads every `--plugin` library into a scratch registry; throws UsageError naming the library
+/// when one cannot be loaded or registers an invalid variant.
+void check_plugins_loadable(const std::vector<std::string>& plugins);
 
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);

@@ -1,0 +1,22 @@
+/// `--plugin` arguments: load each library once up front so that a bad plugin is bad usage
+/// (exit 2, message naming the library) before any worker process or GPU work starts.
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "pagecheck/registry.h"
+
+namespace pagecheck::cli {
+
+void check_plugins_loadable(const std::vector<std::string>& plugins) {
+  for (const std::string& path : plugins) {
+    VariantRegistry scratch;
+    try {
+      scratch.load_plugin(path);
+    } catch (const RegistryError& e) {
+      throw UsageError(std::string("--plugin: ") + e.what());
+    }
+  }
+}
+
+}  // namespace pagecheck::cli
