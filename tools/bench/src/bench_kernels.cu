@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "bench_kernels.h"
+#include "common/vec.cuh"
 #include "pagecheck/cuda_check.h"
 
 namespace pagecheck::bench::detail {
@@ -20,20 +21,7 @@ __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-template <typename T>
-__device__ __forceinline__ T from_float(float v);
-template <>
-__device__ __forceinline__ float from_float<float>(float v) {
-  return v;
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
+using kernels::from_float;  // round to nearest even, shared with the kernels
 
 template <typename T>
 __global__ void fill_random_kernel(T* data, int64_t count, uint64_t seed, float lo, float span) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "common/vec.cuh"
 #include "pagecheck/plugin.h"
 
 namespace pagecheck::verify::planted {
@@ -19,20 +20,7 @@ __device__ __forceinline__ float to_float(__nv_bfloat16 v) {
   return __bfloat162float(v);
 }
 
-template <typename T>
-__device__ __forceinline__ T from_float(float v);
-template <>
-__device__ __forceinline__ float from_float<float>(float v) {
-  return v;
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
+using kernels::from_float;  // round to nearest even, shared with the kernels
 
 template <typename T>
 __device__ __forceinline__ float load(const void* base, int64_t index) {
