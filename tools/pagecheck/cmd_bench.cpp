@@ -21,6 +21,7 @@
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
 #include "pagecheck/review/record.h"
+#include "record_units.h"
 #ifdef PAGECHECK_BENCH_HAVE_CUDA
 #include "pagecheck/cuda_check.h"
 #endif
@@ -71,9 +72,9 @@ void warn_if_stale(const std::string& repo, const std::vector<std::string>& file
   }
 }
 
-/// The family's current content hash ("" with a warning when it cannot be computed, unless
-/// recording, where it is an error).
-std::string source_hash(const std::string& repo, pc_family family, bool required) {
+/// The current content hash of the family's built-in unit ("" when it cannot be computed, with
+/// a warning unless `quiet`).
+std::string source_hash(const std::string& repo, pc_family family, bool quiet) {
   try {
     const auto families = review::load_family_sources(repo);
     const auto h = review::working_tree_hash(
@@ -81,8 +82,7 @@ std::string source_hash(const std::string& repo, pc_family family, bool required
     warn_if_stale(repo, h.files);
     return h.hash;
   } catch (const std::invalid_argument& e) {
-    if (required) throw;
-    std::cerr << "pagecheck bench: warning: no source hash: " << e.what() << "\n";
+    if (!quiet) std::cerr << "pagecheck bench: warning: no source hash: " << e.what() << "\n";
     return "";
   }
 }
@@ -118,6 +118,33 @@ void write_outputs(const BenchCliOptions& o, const bench::BenchReport& report) {
   }
 }
 
+/// Records the run's report for every evidence unit holding one of its variants (under
+/// fixtures/bandwidth, or as <unit>-<hash12>.json in --record-dir).
+void record_report(const BenchCliOptions& o, const VariantRegistry& registry, pc_family family,
+                   const bench::BenchReport& report) {
+  std::vector<std::string> builtin;
+  for (const auto& v : report.variants) {
+    const VariantInfo* info = registry.find(family, v);
+    if (info != nullptr && info->origin == "builtin") builtin.push_back(v);
+  }
+  for (const bench::BenchReport& r : review::reports_per_unit(o.repo, report, builtin)) {
+    if (!o.record_dir.empty()) {
+      const std::string path =
+          (fs::path(o.record_dir) / review::evidence_file_name(r.unit_name(), r.source_hash))
+              .string();
+      bench::write_report(r, path);
+      std::cerr << "wrote " << path << " (import it with `pagecheck bench record`)\n";
+      continue;
+    }
+    const review::RecordedReport rec = review::record_bandwidth_report(o.repo, r);
+    std::cerr << "recorded " << rec.json << " and " << rec.markdown << "\n";
+    std::cerr << (rec.plotted ? "recorded " + rec.svg
+                              : "pagecheck bench: warning: no plot (" + rec.plot_error +
+                                    "); draw it with tools/plot_bandwidth.py")
+              << "\n";
+  }
+}
+
 /// Benchmarks one family; returns the number of failed variant runs.
 int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family family) {
   std::string sweep_name;
@@ -136,7 +163,7 @@ int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family 
         std::string("no ") + family_name(family) + " variant is registered" +
         (builtin_kernels_available() ? "" : " (this build has no CUDA kernels)"));
   }
-  const std::string hash = source_hash(o.repo, family, recording);
+  const std::string hash = source_hash(o.repo, family, recording);  // recorded: per unit
 
   bench::BenchReport report =
       bench::run_bench(registry, family, variants, shapes, o.run, &std::cerr);
@@ -154,20 +181,7 @@ int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family 
                      bench::side_by_side(report, report.variants[0], report.variants[i]));
   }
   write_outputs(o, report);
-  if (!o.record_dir.empty()) {
-    const std::string path =
-        (fs::path(o.record_dir) / review::evidence_file_name(report.family, report.source_hash))
-            .string();
-    bench::write_report(report, path);
-    std::cerr << "wrote " << path << " (import it with `pagecheck bench record`)\n";
-  } else if (o.record) {
-    const review::RecordedReport rec = review::record_bandwidth_report(o.repo, report);
-    std::cerr << "recorded " << rec.json << " and " << rec.markdown << "\n";
-    std::cerr << (rec.plotted ? "recorded " + rec.svg
-                              : "pagecheck bench: warning: no plot (" + rec.plot_error +
-                                    "); draw it with tools/plot_bandwidth.py")
-              << "\n";
-  }
+  if (recording) record_report(o, registry, family, report);
   int failed = 0, above = 0;
   for (const auto& sr : report.shapes) {
     for (const auto& v : sr.variants) {
@@ -214,6 +228,9 @@ int run_bench_command(BenchCliOptions& o) {
     throw UsageError("--record-dir: '" + o.record_dir + "' is not a directory");
   }
   if (o.repo.empty()) o.repo = default_repo();
+  if (o.record || !o.record_dir.empty()) {
+    for (pc_family f : families) check_record_units(o.repo, o.plugins, family_name(f), "");
+  }
 
   VariantRegistry registry;
   register_builtin_kernels(registry);
@@ -243,9 +260,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--plot", o->plot_path, "Write an SVG plot (tools/plot_bandwidth.py)")
       ->type_name("FILE");
   cmd->add_flag("--record", o->record,
-                "Write fixtures/bandwidth/<family>-<hash12>.{json,md,svg} for the sources' hash");
+                "Write fixtures/bandwidth/<unit>-<hash12>.{json,md,svg} for the sources' hash");
   cmd->add_option("--record-dir", o->record_dir,
-                  "Like --record, but write only <family>-<hash12>.json into DIR (to carry back "
+                  "Like --record, but write only <unit>-<hash12>.json into DIR (to carry back "
                   "from the GPU machine and import with `bench record`)")
       ->type_name("DIR");
   cmd->add_option("--repo", o->repo, "Repository root (default: found from the current dir)");

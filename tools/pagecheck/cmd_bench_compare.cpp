@@ -100,7 +100,7 @@ void add_bench_subcommands(CLI::App& bench, int& exit_code) {
   CLI::App* rec = bench.add_subcommand(
       "record",
       "Record reports written by `bench --record-dir` on the GPU machine: checks the "
-      "sources' hash, writes fixtures/bandwidth/<family>-<hash12>.{json,md,svg}");
+      "sources' hash, writes fixtures/bandwidth/<unit>-<hash12>.{json,md,svg}");
   rec->add_option("reports", r->files, "Report JSON files")->required();
   rec->add_option("--repo", r->repo, "Repository root (default: found from the current dir)");
   rec->callback([r, &exit_code] { exit_code = run_record(*r); });

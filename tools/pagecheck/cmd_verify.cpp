@@ -24,6 +24,7 @@
 #include "pagecheck/verify/check/device_worker.h"
 #include "pagecheck/verify/golden.h"
 #include "pagecheck/verify/reference_selfcheck.h"
+#include "record_units.h"
 
 namespace pagecheck::cli {
 namespace {
@@ -154,18 +155,31 @@ int run_golden_child(const VerifyOptions& o) {
   return WEXITSTATUS(status);
 }
 
-/// Writes the verification evidence (tools/review) of each fully verified built-in family.
+/// Repository that --record writes into: --repo, else found from the current directory.
+std::string record_repo(const VerifyOptions& o) {
+  const std::string cwd = std::filesystem::current_path().string();
+  return o.repo.empty() ? review::find_repo_root(cwd, cwd) : o.repo;
+}
+
+/// Writes the verification evidence (tools/review) of the variants run, one record per
+/// evidence unit of kernels/families.json (record_units.h).
 void record_evidence(const VerifyOptions& o, const check::RunReport& report) {
-  const std::string repo = o.repo.empty()
-                               ? review::find_repo_root(std::filesystem::current_path().string(),
-                                                        std::filesystem::current_path().string())
-                               : o.repo;
-  const auto families = review::load_family_sources(repo);
+  const std::string repo = record_repo(o);
+  const auto units = review::load_family_sources(repo);
+  const std::string file = (std::filesystem::path(repo) / review::kFamiliesFile).string();
   std::map<std::string, review::VerificationRecord> records;
   for (const auto& v : report.variants) {
-    if (v.registry != "builtin") continue;
-    review::VerificationRecord& r = records[v.family];
+    if (v.registry != "builtin" && v.registry != "plugin") continue;
+    const review::FamilySources* unit =
+        record_unit_for(units, file, v.family, v.variant, v.registry == "builtin");
+    if (unit == nullptr) {
+      std::printf("not recorded: %s/%s (no entry of %s holds it)\n", v.family.c_str(),
+                  v.variant.c_str(), file.c_str());
+      continue;
+    }
+    review::VerificationRecord& r = records[unit->name];
     r.family = v.family;
+    r.unit = unit->name == v.family ? "" : unit->name;
     review::VariantVerification vv;
     vv.variant = v.variant;
     vv.seed = report.seed;
@@ -175,9 +189,9 @@ void record_evidence(const VerifyOptions& o, const check::RunReport& report) {
     vv.cases = vv.passed + vv.failed + vv.not_supported;
     r.variants.push_back(vv);
   }
-  for (auto& [family, r] : records) {
+  for (auto& [unit, r] : records) {
     r.source_hash =
-        review::working_tree_hash(repo, review::find_family(families, family, "--record")).hash;
+        review::working_tree_hash(repo, review::find_family(units, unit, "--record")).hash;
     r.device = report.device;
     r.date = review::utc_now_iso8601();
     r.git_revision = review::git_head(repo).value_or("");
@@ -191,6 +205,7 @@ int run_verify(VerifyOptions o) {
   const check::Shard shard = check::parse_shard(o.shard);
   if (!o.kernel.empty()) parse_family(o.kernel);  // unknown family: exit 2
   check_plugins_loadable(o.plugins);              // bad plugin: exit 2
+  if (o.record) check_record_units(record_repo(o), o.plugins, o.kernel, o.variant);
   if (!o.json_path.empty()) check_writable(o.json_path, "--json");
   if (!o.reproduce.empty() && !std::filesystem::exists(o.reproduce)) {
     throw UsageError("--reproduce: no such file '" + o.reproduce + "'");

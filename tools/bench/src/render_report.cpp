@@ -39,13 +39,18 @@ std::string ceiling_line(const CeilingResult& c) {
          format_number(c.time_us.median) + " us, noise " + format_percent(c.time_us.noise) + ")";
 }
 
+/// "gather_cached_kv", or "example_gather (gather_cached_kv)" for a plugin's unit.
+std::string display_name(const BenchReport& r) {
+  return r.unit_name() == r.family ? r.family : r.unit_name() + " (" + r.family + ")";
+}
+
 }  // namespace
 
 std::string render_report_table(const BenchReport& r) {
   const CeilingResult& ceil = r.family_ceiling();
   std::ostringstream os;
-  os << r.family << " on " << r.environment.device << " (sources " << r.source_hash.substr(0, 12)
-     << ")\n";
+  os << display_name(r) << " on " << r.environment.device << " (sources "
+     << r.source_hash.substr(0, 12) << ")\n";
   os << "ceilings: copy " << format_number(r.copy_ceiling.gbps) << " GB/s, read "
      << format_number(r.read_ceiling.gbps) << " GB/s; share is of the " << ceil.kind
      << " ceiling\n";
@@ -80,7 +85,8 @@ std::string render_report_markdown(const BenchReport& r, const std::string& plot
   const MethodSettings& m = r.method;
   const CeilingResult& ceil = r.family_ceiling();
   std::ostringstream os;
-  os << "## Bandwidth: `" << r.family << "` (sources `" << r.source_hash.substr(0, 12) << "`)\n\n";
+  os << "## Bandwidth: `" << display_name(r) << "` (sources `" << r.source_hash.substr(0, 12)
+     << "`)\n\n";
   os << "- Device: " << e.device << " (compute capability " << e.compute_capability << ", "
      << e.sm_count << " SMs, L2 " << format_bytes(e.l2_bytes) << ", "
      << format_bytes(e.memory_bytes) << ", PCI " << e.pci_bus_id << ")\n";
@@ -99,7 +105,8 @@ std::string render_report_markdown(const BenchReport& r, const std::string& plot
   os << "- Read ceiling: " << ceiling_line(r.read_ceiling) << "\n";
   os << "- Bandwidth = bytes the kernel must move (docs/performance.md) / median time; share "
      << "is of the **" << ceil.kind << "** ceiling.\n\n";
-  if (!plot_link.empty()) os << "![bandwidth of " << r.family << "](" << plot_link << ")\n\n";
+  if (!plot_link.empty())
+    os << "![bandwidth of " << display_name(r) << "](" << plot_link << ")\n\n";
 
   for (const auto& variant : r.variants) {
     os << "### `" << variant << "`\n\n";

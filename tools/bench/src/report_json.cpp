@@ -80,6 +80,7 @@ void BenchReport::validate(const std::string& origin) const {
   } catch (const std::invalid_argument& e) {
     fail(origin, e.what());
   }
+  if (unit_name().find('/') != std::string::npos) fail(origin, "'unit' must not contain '/'");
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const auto& sr = shapes[i];
     const std::string where =
@@ -120,42 +121,44 @@ json to_json(const BenchReport& r) {
                       {"bytes_written", sr.bytes.written},
                       {"variants", vars}});
   }
-  return {{"schema", r.schema},
-          {"tool_version", r.tool_version},
-          {"family", r.family},
-          {"source_hash", r.source_hash},
-          {"git_revision", r.git_revision},
-          {"git_dirty", r.git_dirty},
-          {"date", r.date},
-          {"sweep", r.sweep},
-          {"environment",
-           {{"device", e.device},
-            {"compute_capability", e.compute_capability},
-            {"sm_count", e.sm_count},
-            {"l2_bytes", e.l2_bytes},
-            {"memory_bytes", e.memory_bytes},
-            {"pci_bus_id", e.pci_bus_id},
-            {"driver_version", e.driver_version},
-            {"cuda_driver_version", e.cuda_driver_version},
-            {"cuda_runtime_version", e.cuda_runtime_version},
-            {"sm_clock_mhz", e.sm_clock_mhz},
-            {"mem_clock_mhz", e.mem_clock_mhz},
-            {"max_sm_clock_mhz", e.max_sm_clock_mhz},
-            {"max_mem_clock_mhz", e.max_mem_clock_mhz},
-            {"clock_source", e.clock_source}}},
-          {"method",
-           {{"timing", m.timing},
-            {"l2_flush_bytes", m.l2_flush_bytes},
-            {"warmup", m.warmup},
-            {"min_samples", m.min_samples},
-            {"max_samples", m.max_samples},
-            {"max_noise", m.max_noise},
-            {"timeout_s", m.timeout_s},
-            {"seed", m.seed}}},
-          {"ceilings",
-           {{"copy", ceiling_json(r.copy_ceiling)}, {"read", ceiling_json(r.read_ceiling)}}},
-          {"variants", r.variants},
-          {"results", shapes}};
+  json out = {{"schema", r.schema},
+              {"tool_version", r.tool_version},
+              {"family", r.family},
+              {"source_hash", r.source_hash},
+              {"git_revision", r.git_revision},
+              {"git_dirty", r.git_dirty},
+              {"date", r.date},
+              {"sweep", r.sweep},
+              {"environment",
+               {{"device", e.device},
+                {"compute_capability", e.compute_capability},
+                {"sm_count", e.sm_count},
+                {"l2_bytes", e.l2_bytes},
+                {"memory_bytes", e.memory_bytes},
+                {"pci_bus_id", e.pci_bus_id},
+                {"driver_version", e.driver_version},
+                {"cuda_driver_version", e.cuda_driver_version},
+                {"cuda_runtime_version", e.cuda_runtime_version},
+                {"sm_clock_mhz", e.sm_clock_mhz},
+                {"mem_clock_mhz", e.mem_clock_mhz},
+                {"max_sm_clock_mhz", e.max_sm_clock_mhz},
+                {"max_mem_clock_mhz", e.max_mem_clock_mhz},
+                {"clock_source", e.clock_source}}},
+              {"method",
+               {{"timing", m.timing},
+                {"l2_flush_bytes", m.l2_flush_bytes},
+                {"warmup", m.warmup},
+                {"min_samples", m.min_samples},
+                {"max_samples", m.max_samples},
+                {"max_noise", m.max_noise},
+                {"timeout_s", m.timeout_s},
+                {"seed", m.seed}}},
+              {"ceilings",
+               {{"copy", ceiling_json(r.copy_ceiling)}, {"read", ceiling_json(r.read_ceiling)}}},
+              {"variants", r.variants},
+              {"results", shapes}};
+  if (r.unit_name() != r.family) out["unit"] = r.unit;
+  return out;
 }
 
 void write_text_file_atomic(const std::string& path, const std::string& text) {

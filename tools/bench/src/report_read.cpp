@@ -92,6 +92,7 @@ BenchReport report_from_json(const json& j, const std::string& origin) {
   if (r.schema != kReportSchema) fail(origin, "schema '" + r.schema + "' is not " + kReportSchema);
   r.tool_version = get_string(j, "tool_version", origin);
   r.family = get_string(j, "family", origin);
+  if (j.contains("unit")) r.unit = get_string(j, "unit", origin);
   r.source_hash = get_string(j, "source_hash", origin);
   r.git_revision = get_string(j, "git_revision", origin);
   r.git_dirty = get_bool(j, "git_dirty", origin);

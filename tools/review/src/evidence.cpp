@@ -65,6 +65,7 @@ void VerificationRecord::validate(const std::string& origin) const {
     fail(origin, "schema '" + schema + "' is not " + kVerificationSchema);
   }
   if (family.empty()) fail(origin, "empty 'family'");
+  if (unit_name().find('/') != std::string::npos) fail(origin, "'unit' must not contain '/'");
   if (!is_hex64(source_hash)) fail(origin, "'source_hash' must be 64 lowercase hex digits");
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const auto& v = variants[i];
@@ -83,18 +84,18 @@ void VerificationRecord::validate(const std::string& origin) const {
   }
 }
 
-std::string evidence_file_name(const std::string& family, const std::string& hash) {
-  return family + "-" + short_hash(hash) + ".json";
+std::string evidence_file_name(const std::string& unit, const std::string& hash) {
+  return unit + "-" + short_hash(hash) + ".json";
 }
 
-std::string verification_record_path(const std::string& repo, const std::string& family,
+std::string verification_record_path(const std::string& repo, const std::string& unit,
                                      const std::string& hash) {
-  return (fs::path(repo) / "fixtures" / "verification" / evidence_file_name(family, hash)).string();
+  return (fs::path(repo) / "fixtures" / "verification" / evidence_file_name(unit, hash)).string();
 }
 
-std::string bandwidth_report_path(const std::string& repo, const std::string& family,
+std::string bandwidth_report_path(const std::string& repo, const std::string& unit,
                                   const std::string& hash) {
-  return (fs::path(repo) / "fixtures" / "bandwidth" / evidence_file_name(family, hash)).string();
+  return (fs::path(repo) / "fixtures" / "bandwidth" / evidence_file_name(unit, hash)).string();
 }
 
 json to_json(const VerificationRecord& r) {
@@ -107,21 +108,24 @@ json to_json(const VerificationRecord& r) {
                     {"failed", v.failed},
                     {"not_supported", v.not_supported}});
   }
-  return {{"schema", r.schema},
-          {"family", r.family},
-          {"source_hash", r.source_hash},
-          {"device", r.device},
-          {"date", r.date},
-          {"git_revision", r.git_revision},
-          {"tool_version", r.tool_version},
-          {"passed", r.passed()},
-          {"variants", vars}};
+  json out = {{"schema", r.schema},
+              {"family", r.family},
+              {"source_hash", r.source_hash},
+              {"device", r.device},
+              {"date", r.date},
+              {"git_revision", r.git_revision},
+              {"tool_version", r.tool_version},
+              {"passed", r.passed()},
+              {"variants", vars}};
+  if (r.unit_name() != r.family) out["unit"] = r.unit;
+  return out;
 }
 
 VerificationRecord verification_record_from_json(const json& j, const std::string& origin) {
   VerificationRecord r;
   r.schema = get_string(j, "schema", origin);
   r.family = get_string(j, "family", origin);
+  if (j.contains("unit")) r.unit = get_string(j, "unit", origin);
   r.source_hash = get_string(j, "source_hash", origin);
   r.device = get_string(j, "device", origin);
   r.date = get_string(j, "date", origin);
@@ -167,13 +171,14 @@ VerificationRecord read_verification_record(const std::string& path) {
 
 std::string write_verification_record(const std::string& repo, const VerificationRecord& record,
                                       bool merge) {
-  const std::string path = verification_record_path(repo, record.family, record.source_hash);
-  record.validate("verification record for " + record.family);
+  const std::string path = verification_record_path(repo, record.unit_name(), record.source_hash);
+  record.validate("verification record for " + record.unit_name());
   VerificationRecord out = record;
   std::error_code ec;
   if (merge && fs::exists(path, ec)) {
     const VerificationRecord old = read_verification_record(path);
-    if (old.family == record.family && old.source_hash == record.source_hash) {
+    if (old.unit_name() == record.unit_name() && old.family == record.family &&
+        old.source_hash == record.source_hash) {
       for (const auto& v : old.variants) {
         const bool replaced =
             std::any_of(out.variants.begin(), out.variants.end(),

@@ -37,15 +37,49 @@ std::vector<FamilySources> parse_family_sources(const std::string& text,
     }
     FamilySources fs_;
     fs_.name = f["name"].get<std::string>();
+    if (fs_.name.empty() || fs_.name.find('/') != std::string::npos) {
+      throw EvidenceError(where + ": 'name' must be a non-empty file name (no '/')");
+    }
     for (const auto& p : f["sources"]) {
       if (!p.is_string() || p.get<std::string>().empty() || p.get<std::string>()[0] == '/') {
         throw EvidenceError(where + ": each source must be a relative glob string");
       }
       fs_.patterns.push_back(p.get<std::string>());
     }
+    if (f.contains("family")) {
+      if (!f["family"].is_string() || f["family"].get<std::string>().empty()) {
+        throw EvidenceError(where + ": 'family' must be a non-empty string");
+      }
+      fs_.family = f["family"].get<std::string>();
+    }
+    if (f.contains("variants")) {
+      if (!f["variants"].is_array() || f["variants"].empty()) {
+        throw EvidenceError(where + ": 'variants' must be a non-empty array of variant names");
+      }
+      for (const auto& v : f["variants"]) {
+        if (!v.is_string() || v.get<std::string>().empty()) {
+          throw EvidenceError(where + ": each variant must be a non-empty string");
+        }
+        const std::string name = v.get<std::string>();
+        if (std::find(fs_.variants.begin(), fs_.variants.end(), name) != fs_.variants.end()) {
+          throw EvidenceError(where + ": variant '" + name + "' listed twice");
+        }
+        fs_.variants.push_back(name);
+      }
+    }
     for (const auto& seen : out) {
-      if (seen.name == fs_.name)
-        throw EvidenceError(where + ": duplicate family '" + fs_.name + "'");
+      if (seen.name == fs_.name) throw EvidenceError(where + ": duplicate name '" + fs_.name + "'");
+      if (seen.kernel_family() != fs_.kernel_family()) continue;
+      if (seen.variants.empty() && fs_.variants.empty()) {
+        throw EvidenceError(where + ": '" + seen.name + "' already holds the built-in " +
+                            fs_.kernel_family() + " variants; give this entry 'variants'");
+      }
+      for (const auto& v : fs_.variants) {
+        if (std::find(seen.variants.begin(), seen.variants.end(), v) != seen.variants.end()) {
+          throw EvidenceError(where + ": variant '" + v + "' is already held by '" + seen.name +
+                              "'");
+        }
+      }
     }
     out.push_back(std::move(fs_));
   }
@@ -73,6 +107,22 @@ const FamilySources& find_family(const std::vector<FamilySources>& families,
   std::string known;
   for (const auto& f : families) known += (known.empty() ? "" : ", ") + f.name;
   throw EvidenceError(origin + ": no family '" + family + "' (it lists: " + known + ")");
+}
+
+const FamilySources* evidence_unit_for(const std::vector<FamilySources>& units,
+                                       const std::string& family, const std::string& variant,
+                                       bool builtin) {
+  for (const auto& u : units) {
+    if (u.kernel_family() == family &&
+        std::find(u.variants.begin(), u.variants.end(), variant) != u.variants.end()) {
+      return &u;
+    }
+  }
+  if (!builtin) return nullptr;
+  for (const auto& u : units) {
+    if (u.kernel_family() == family && u.variants.empty()) return &u;
+  }
+  return nullptr;
 }
 
 bool path_matches(const std::string& pattern, const std::string& path) {

@@ -1,7 +1,9 @@
 /// Recording bandwidth reports under fixtures/bandwidth (see record.h).
 #include "pagecheck/review/record.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "pagecheck/bench/plot.h"
 #include "pagecheck/bench/render.h"
@@ -20,21 +22,63 @@ void check_recordable(const std::string& repo, const bench::BenchReport& report,
                         report.sweep + "')");
   }
   const auto families = load_family_sources(repo);
-  const FamilyHash current =
-      working_tree_hash(repo, find_family(families, report.family, kFamiliesFile));
+  const FamilySources& unit = find_family(families, report.unit_name(), kFamiliesFile);
+  if (unit.kernel_family() != report.family) {
+    throw EvidenceError(origin + ": a " + report.family + " report for " + unit.name + ", which " +
+                        kFamiliesFile + " declares as " + unit.kernel_family());
+  }
+  const FamilyHash current = working_tree_hash(repo, unit);
   if (current.hash != report.source_hash) {
-    throw EvidenceError(origin + ": measured on " + report.family + " sources " +
+    throw EvidenceError(origin + ": measured on " + report.unit_name() + " sources " +
                         short_hash(report.source_hash) + ", but the sources in " + repo +
                         " hash to " + short_hash(current.hash) +
                         ": benchmark the current code (and rebuild first)");
   }
 }
 
+std::vector<bench::BenchReport> reports_per_unit(const std::string& repo,
+                                                 const bench::BenchReport& report,
+                                                 const std::vector<std::string>& builtin) {
+  const auto units = load_family_sources(repo);
+  const std::string file = (fs::path(repo) / kFamiliesFile).string();
+  const auto is_builtin = [&](const std::string& v) {
+    return std::find(builtin.begin(), builtin.end(), v) != builtin.end();
+  };
+  std::vector<const FamilySources*> order;
+  std::map<std::string, std::vector<std::string>> keep;
+  for (const auto& v : report.variants) {
+    const FamilySources* unit = evidence_unit_for(units, report.family, v, is_builtin(v));
+    if (unit == nullptr) {
+      if (is_builtin(v)) continue;
+      throw EvidenceError(file + ": no entry holds the evidence of " + report.family + "/" + v +
+                          " (add one with \"family\" and \"variants\")");
+    }
+    if (!keep.count(unit->name)) order.push_back(unit);
+    keep[unit->name].push_back(v);
+  }
+  std::vector<bench::BenchReport> out;
+  for (const FamilySources* unit : order) {
+    std::vector<std::string> names = keep[unit->name];
+    if (!unit->variants.empty()) {
+      for (const auto& v : report.variants) {
+        if (is_builtin(v) && std::find(names.begin(), names.end(), v) == names.end()) {
+          names.push_back(v);
+        }
+      }
+    }
+    bench::BenchReport r = bench::select_variants(report, names);
+    r.unit = unit->name == report.family ? "" : unit->name;
+    r.source_hash = working_tree_hash(repo, *unit).hash;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 RecordedReport record_bandwidth_report(const std::string& repo, const bench::BenchReport& report,
                                        const std::string& dir) {
   const fs::path base =
-      dir.empty() ? fs::path(bandwidth_report_path(repo, report.family, report.source_hash))
-                  : fs::path(dir) / evidence_file_name(report.family, report.source_hash);
+      dir.empty() ? fs::path(bandwidth_report_path(repo, report.unit_name(), report.source_hash))
+                  : fs::path(dir) / evidence_file_name(report.unit_name(), report.source_hash);
   std::error_code ec;
   fs::create_directories(base.parent_path(), ec);
   if (ec) throw std::runtime_error(base.parent_path().string() + ": " + ec.message());

@@ -1,6 +1,7 @@
 /// The review: current hashes, evidence lookup and before/after comparisons.
 #include "pagecheck/review/review.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -42,10 +43,19 @@ void check_verification(const std::string& repo, FamilyReview& fr) {
     return;
   }
   const VerificationRecord rec = read_verification_record(path);
-  if (rec.family != fr.family || rec.source_hash != fr.hash) {
-    throw EvidenceError(path + ": record is for family '" + rec.family + "' hash " +
-                        rec.source_hash + ", but its name says family '" + fr.family + "' hash " +
-                        fr.hash);
+  if (rec.unit_name() != fr.family || rec.family != fr.kernel_family ||
+      rec.source_hash != fr.hash) {
+    throw EvidenceError(path + ": record is for " + rec.unit_name() + " (" + rec.family +
+                        ") hash " + rec.source_hash + ", but kernels/families.json and its name " +
+                        "say " + fr.family + " (" + fr.kernel_family + ") hash " + fr.hash);
+  }
+  for (const auto& v : fr.declared_variants) {
+    const bool verified = std::any_of(rec.variants.begin(), rec.variants.end(),
+                                      [&](const VariantVerification& r) { return r.variant == v; });
+    if (!verified) {
+      fr.problems.push_back("verification record " + fr.verification_path + " has no result for " +
+                            v + ", which kernels/families.json assigns to " + fr.family);
+    }
   }
   fr.verification_present = true;
   fr.verification_passed = rec.passed();
@@ -57,12 +67,13 @@ void check_verification(const std::string& repo, FamilyReview& fr) {
   }
 }
 
-/// Checks the report's identity against the expected family and hash.
-void check_identity(const bench::BenchReport& r, const std::string& origin,
-                    const std::string& family, const std::string& hash) {
-  if (r.family != family || r.source_hash != hash) {
-    throw EvidenceError(origin + ": report is for family '" + r.family + "' hash " + r.source_hash +
-                        ", but its name says family '" + family + "' hash " + hash);
+/// Checks the report's identity against the expected unit, kernel family and hash.
+void check_identity(const bench::BenchReport& r, const std::string& origin, const FamilyReview& fr,
+                    const std::string& hash) {
+  if (r.unit_name() != fr.family || r.family != fr.kernel_family || r.source_hash != hash) {
+    throw EvidenceError(origin + ": report is for " + r.unit_name() + " (" + r.family + ") hash " +
+                        r.source_hash + ", but kernels/families.json and its name say " +
+                        fr.family + " (" + fr.kernel_family + ") hash " + hash);
   }
 }
 
@@ -74,13 +85,20 @@ std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, Famil
   if (!fs::exists(path, ec)) {
     fr.problems.push_back("no bandwidth report for its current sources (hash " +
                           short_hash(fr.hash) + "): expected " + fr.bandwidth_path +
-                          ", written by `pagecheck bench --family " + fr.family +
+                          ", written by `pagecheck bench --family " + fr.kernel_family +
+                          (fr.declared_variants.empty() ? "" : " --plugin ...") +
                           " --record` on a GPU");
     return std::nullopt;
   }
   bench::BenchReport r = bench::read_report(path);
-  check_identity(r, path, fr.family, fr.hash);
+  check_identity(r, path, fr, fr.hash);
   fr.bandwidth_present = true;
+  for (const auto& v : fr.declared_variants) {
+    if (std::find(r.variants.begin(), r.variants.end(), v) == r.variants.end()) {
+      fr.problems.push_back("bandwidth report " + fr.bandwidth_path + " has no rows for " + v +
+                            ", which kernels/families.json assigns to " + fr.family);
+    }
+  }
   fr.bandwidth_device = r.environment.device;
   for (const auto& sr : r.shapes) {
     for (const auto& v : sr.variants) {
@@ -107,7 +125,7 @@ std::optional<bench::BenchReport> find_base_report(const std::string& repo,
   if (fs::exists(path, ec)) {
     fr.base_report_origin = rel(repo, path);
     bench::BenchReport r = bench::read_report(path);
-    check_identity(r, path, fr.family, fr.base_hash);
+    check_identity(r, path, fr, fr.base_hash);
     return r;
   }
   const std::string in_tree = "fixtures/bandwidth/" + evidence_file_name(fr.family, fr.base_hash);
@@ -121,7 +139,7 @@ std::optional<bench::BenchReport> find_base_report(const std::string& repo,
     throw EvidenceError(origin + ": not valid JSON: " + e.what());
   }
   bench::BenchReport r = bench::report_from_json(j, origin);
-  check_identity(r, origin, fr.family, fr.base_hash);
+  check_identity(r, origin, fr, fr.base_hash);
   fr.base_report_origin = origin;
   return r;
 }
@@ -157,6 +175,8 @@ ReviewResult run_review(const ReviewOptions& options) {
   for (const auto& family : families) {
     FamilyReview fr;
     fr.family = family.name;
+    fr.kernel_family = family.kernel_family();
+    fr.declared_variants = family.variants;
     const FamilyHash current = working_tree_hash(options.repo, family);
     fr.hash = current.hash;
     fr.sources = current.files;
@@ -165,7 +185,7 @@ ReviewResult run_review(const ReviewOptions& options) {
     if (options.base) {
       const FamilySources* then = nullptr;
       for (const auto& f : base_families) {
-        if (f.name == family.name) then = &f;
+        if (f.name == family.name && f.kernel_family() == family.kernel_family()) then = &f;
       }
       if (then != nullptr) {
         fr.base_hash = commit_hash(options.repo, result.base_commit, base_tree, *then).hash;

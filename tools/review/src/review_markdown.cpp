@@ -26,12 +26,17 @@ std::string render_review_markdown(const ReviewResult& r) {
        << "`; a row fails when slower by more than " << bench::format_percent(r.threshold)
        << " and beyond both runs' noise\n";
   }
-  os << "\n| family | sources | GPU verification | bandwidth report |"
+  os << "\n| kernels | sources | GPU verification | bandwidth report |"
      << (r.base.empty() ? "" : " since base |") << " status |\n";
   os << "|---|---|---|---|" << (r.base.empty() ? "" : "---|") << "---|\n";
   for (const auto& f : r.families) {
-    os << "| `" << f.family << "` | `" << short_hash(f.hash) << "` (" << f.sources.size()
-       << " files) | ";
+    os << "| `" << f.family << "`";
+    if (!f.declared_variants.empty()) {
+      os << " (" << f.kernel_family << ":";
+      for (const auto& v : f.declared_variants) os << " `" << v << "`";
+      os << ")";
+    }
+    os << " | `" << short_hash(f.hash) << "` (" << f.sources.size() << " files) | ";
     if (!f.verification_present) {
       os << "**missing**";
     } else {

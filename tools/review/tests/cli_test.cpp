@@ -73,6 +73,35 @@ TEST(ReviewCli, BenchRecordImportsReportsOfTheCurrentSourcesOnly) {
   EXPECT_FALSE(std::filesystem::exists(bandwidth_report_path(repo.root(), "paged_attention", h2)));
 }
 
+TEST(ReviewCli, RecordingAPluginVariantNeedsAnEntryThatHoldsIt) {
+  ScratchRepo repo;  // families.json lists the built-in families only
+  const std::vector<std::vector<std::string>> commands = {
+      {"verify", "--kernel", "gather_cached_kv", "--variant", "test_plugin_gather"},
+      {"bench", "--family", "gather_cached_kv"}};
+  for (std::vector<std::string> args : commands) {
+    for (const char* extra : {"--plugin", TEST_PLUGIN_GOOD, "--record", "--repo"}) {
+      args.push_back(extra);
+    }
+    args.push_back(repo.root());
+    const bench::ProcessResult p = pagecheck(args);
+    EXPECT_EQ(p.exit_code, 2) << args[0] << ": " << p.out << p.err;
+    EXPECT_NE(p.err.find(repo.root() + "/kernels/families.json"), std::string::npos) << p.err;
+    EXPECT_NE(p.err.find("gather_cached_kv/test_plugin_gather"), std::string::npos) << p.err;
+  }
+
+  // With an entry holding the plugin's variant the recording run is accepted (without a GPU,
+  // verify checks the CPU reference only and records nothing).
+  repo.write("kernels/families.json", R"({"families": [
+    {"name": "gather_cached_kv", "sources": ["kernels/src/copy/*.cu", "kernels/include/*.h"]},
+    {"name": "test_plugin", "family": "gather_cached_kv", "variants": ["test_plugin_gather"],
+     "sources": ["kernels/include/*.h"]}]})");
+  const bench::ProcessResult p =
+      pagecheck({"verify", "--kernel", "gather_cached_kv", "--variant", "test_plugin_gather",
+                 "--plugin", TEST_PLUGIN_GOOD, "--record", "--repo", repo.root()});
+  EXPECT_NE(p.exit_code, 2) << p.out << p.err;
+  EXPECT_EQ(p.err.find("families.json"), std::string::npos) << p.err;
+}
+
 TEST(ReviewCli, MissingFamilyListIsExitTwo) {
   ScratchRepo repo;
   std::filesystem::remove(repo.root() + "/kernels/families.json");

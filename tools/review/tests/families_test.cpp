@@ -52,7 +52,7 @@ TEST(Families, WorkingTreeResolutionFindsOnlyMatchingRegularFiles) {
   const auto files = resolve_sources(repo.root(), {"kernels/src/copy/*.cu"});
   EXPECT_EQ(files, (std::vector<std::string>{"kernels/src/copy/gather.cu"}));
   EXPECT_TRUE(resolve_sources(repo.root(), {"nowhere/*.cu"}).empty());
-  const FamilySources nothing{"x", {"nowhere/*.cu"}};
+  const FamilySources nothing{"x", {"nowhere/*.cu"}, "", {}};
   EXPECT_THROW(working_tree_hash(repo.root(), nothing), EvidenceError);
 }
 

@@ -2,7 +2,7 @@
 /// The bandwidth report: what one `pagecheck bench` run measured, with the provenance a reviewer
 /// needs (device, driver, clocks, CUDA version, git revision, kernel sources' content hash).
 /// Stored as JSON (schema "pagecheck.bandwidth/1"); recorded copies live under
-/// fixtures/bandwidth/<family>-<hash12>.json.
+/// fixtures/bandwidth/<unit>-<hash12>.json.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -99,24 +99,33 @@ struct BenchReport {
   std::string schema = kReportSchema;  ///< schema tag
   std::string tool_version;            ///< "pagecheck 0.1.0"
   std::string family;                  ///< family name, e.g. "paged_attention"
-  std::string source_hash;             ///< SHA-256 content hash of the family's kernel sources
-  std::string git_revision;            ///< commit of the tree measured ("unknown" outside git)
-  bool git_dirty = false;              ///< the working tree differed from git_revision
-  std::string date;                    ///< UTC, ISO 8601
-  std::string sweep;                   ///< "default", "quick" or "custom"
-  Environment environment;             ///< device and software
-  MethodSettings method;               ///< sampling settings
-  CeilingResult copy_ceiling;          ///< device-to-device copy ceiling
-  CeilingResult read_ceiling;          ///< read-only streaming ceiling
-  std::vector<std::string> variants;   ///< benchmarked variants, in order
-  std::vector<ShapeResult> shapes;     ///< per shape, per variant results
+  /// Evidence unit (kernels/families.json entry) the report was recorded for when it is not
+  /// named after the family, as for a plugin's variants; empty: the family's built-in unit.
+  std::string unit;
+  std::string source_hash;            ///< SHA-256 content hash of the unit's kernel sources
+  std::string git_revision;           ///< commit of the tree measured ("unknown" outside git)
+  bool git_dirty = false;             ///< the working tree differed from git_revision
+  std::string date;                   ///< UTC, ISO 8601
+  std::string sweep;                  ///< "default", "quick" or "custom"
+  Environment environment;            ///< device and software
+  MethodSettings method;              ///< sampling settings
+  CeilingResult copy_ceiling;         ///< device-to-device copy ceiling
+  CeilingResult read_ceiling;         ///< read-only streaming ceiling
+  std::vector<std::string> variants;  ///< benchmarked variants, in order
+  std::vector<ShapeResult> shapes;    ///< per shape, per variant results
 
+  /// The unit the report belongs to: `unit`, or `family` when that is empty.
+  const std::string& unit_name() const { return unit.empty() ? family : unit; }
   /// The ceiling the family is judged against: copy for the copy kernels, read for attention.
   const CeilingResult& family_ceiling() const;
   /// Throws ReportError (prefixed with `origin`) when fields are inconsistent: unknown family,
   /// a shape of another family, a result for a variant not in `variants`, negative numbers.
   void validate(const std::string& origin) const;
 };
+
+/// The report with only the variants in `keep` (in the report's order), as recorded for an
+/// evidence unit that holds some of a run's variants.
+BenchReport select_variants(const BenchReport& report, const std::vector<std::string>& keep);
 
 /// The report as JSON.
 nlohmann::json to_json(const BenchReport& report);

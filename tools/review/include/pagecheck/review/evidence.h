@@ -1,8 +1,10 @@
 #pragma once
-/// Recorded GPU evidence for one kernel family at one content hash:
-///  - fixtures/verification/<family>-<hash12>.json: the verification record written by
+/// Recorded GPU evidence for one evidence unit (a kernel family's built-in variants, or the
+/// variants a kernels/families.json entry names) at one content hash (<unit> is the family for
+/// built-ins):
+///  - fixtures/verification/<unit>-<hash12>.json: the verification record written by
 ///    `pagecheck verify` (write_verification_record below);
-///  - fixtures/bandwidth/<family>-<hash12>.json (+ .md, .svg): the bandwidth report written by
+///  - fixtures/bandwidth/<unit>-<hash12>.json (+ .md, .svg): the bandwidth report written by
 ///    `pagecheck bench --record`.
 /// Records are produced by the tools on a GPU, never edited by hand.
 #include <cstdint>
@@ -31,7 +33,10 @@ struct VariantVerification {
 /// A verification record: one family, one content hash, one device run.
 struct VerificationRecord {
   std::string schema = kVerificationSchema;  ///< schema tag
-  std::string family;                        ///< family name
+  std::string family;                        ///< kernel family name
+  /// Evidence unit (kernels/families.json entry) when it is not named after the family, as
+  /// for a plugin's variants; empty: the family's built-in unit.
+  std::string unit;
   std::string source_hash;   ///< content hash of the family's sources verified (64 hex)
   std::string device;        ///< e.g. "NVIDIA H200 (sm_90, 132 SMs)"
   std::string date;          ///< UTC, ISO 8601
@@ -39,6 +44,8 @@ struct VerificationRecord {
   std::string tool_version;  ///< e.g. "pagecheck 0.1.0"
   std::vector<VariantVerification> variants;  ///< one entry per variant verified
 
+  /// The unit the record belongs to: `unit`, or `family` when that is empty.
+  const std::string& unit_name() const { return unit.empty() ? family : unit; }
   /// True when at least one variant was verified, every variant passed at least one case and
   /// none failed.
   bool passed() const;
@@ -50,13 +57,13 @@ struct VerificationRecord {
   void validate(const std::string& origin) const;
 };
 
-/// "<family>-<hash12>.json"
-std::string evidence_file_name(const std::string& family, const std::string& hash);
-/// <repo>/fixtures/verification/<family>-<hash12>.json
-std::string verification_record_path(const std::string& repo, const std::string& family,
+/// "<unit>-<hash12>.json" (a unit is named after its family unless it holds plugin variants)
+std::string evidence_file_name(const std::string& unit, const std::string& hash);
+/// <repo>/fixtures/verification/<unit>-<hash12>.json
+std::string verification_record_path(const std::string& repo, const std::string& unit,
                                      const std::string& hash);
-/// <repo>/fixtures/bandwidth/<family>-<hash12>.json (the .md and .svg sit beside it)
-std::string bandwidth_report_path(const std::string& repo, const std::string& family,
+/// <repo>/fixtures/bandwidth/<unit>-<hash12>.json (the .md and .svg sit beside it)
+std::string bandwidth_report_path(const std::string& repo, const std::string& unit,
                                   const std::string& hash);
 
 /// The record as JSON.
@@ -69,7 +76,7 @@ VerificationRecord read_verification_record(const std::string& path);
 
 /// Writes `record` to verification_record_path(repo, ...) atomically (temporary file renamed
 /// into place; the directory is created) and returns the path. When `merge` is true and a
-/// record for the same family and hash exists, its variants not in `record` are kept (entries
+/// record for the same unit and hash exists, its variants not in `record` are kept (entries
 /// of `record` replace same-named ones), so variants can be verified in separate runs; the
 /// other fields come from `record`. Throws EvidenceError when `record` is invalid or the
 /// existing file is corrupt, std::runtime_error when the file cannot be written.

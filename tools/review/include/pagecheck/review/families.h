@@ -8,6 +8,14 @@
 ///
 /// Patterns are fnmatch(3) globs relative to the repository root; `*`, `?` and `[...]` never
 /// match `/` (FNM_PATHNAME), so a pattern names files of one directory level.
+///
+/// Each entry is an *evidence unit*: the files whose content hash names its evidence. An entry
+/// without "variants" holds the evidence of its family's built-in variants. An entry with
+/// "family" and "variants" holds the evidence of exactly those variants, wherever they are
+/// registered (a plugin's kernels):
+///
+///     {"name": "my_gather", "family": "gather_cached_kv", "variants": ["my_gather_v2"],
+///      "sources": ["src/*.cu", "src/*.h"]}
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,10 +31,16 @@ struct EvidenceError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// One family's declared sources.
+/// One evidence unit's declared sources.
 struct FamilySources {
-  std::string name;                   ///< family name, e.g. "paged_attention"
+  std::string name;  ///< unit name (names the evidence files), e.g. "paged_attention"
   std::vector<std::string> patterns;  ///< globs relative to the repository root
+  std::string family;                 ///< kernel family of its variants (default: `name`)
+  /// Variants whose evidence the unit holds; empty: the family's built-in variants.
+  std::vector<std::string> variants;
+
+  /// The kernel family: `family`, or `name` when that is empty.
+  const std::string& kernel_family() const { return family.empty() ? name : family; }
 };
 
 /// Parses the text of a families file; throws EvidenceError naming `origin` and the field.
@@ -36,6 +50,13 @@ std::vector<FamilySources> load_family_sources(const std::string& repo);
 /// The entry named `family`; throws EvidenceError listing the known families.
 const FamilySources& find_family(const std::vector<FamilySources>& families,
                                  const std::string& family, const std::string& origin);
+
+/// The unit holding the evidence of variant `variant` of kernel family `family`: the unit that
+/// lists it in "variants", else, for a variant built into pagecheck (`builtin`), the family's
+/// unit without a variant list; nullptr when no unit holds it.
+const FamilySources* evidence_unit_for(const std::vector<FamilySources>& units,
+                                       const std::string& family, const std::string& variant,
+                                       bool builtin);
 
 /// True when relative path `path` matches `pattern` (fnmatch with FNM_PATHNAME).
 bool path_matches(const std::string& pattern, const std::string& path);

@@ -1,8 +1,9 @@
 #pragma once
-/// Recording bandwidth reports as evidence: fixtures/bandwidth/<family>-<hash12>.json with its
+/// Recording bandwidth reports as evidence: fixtures/bandwidth/<unit>-<hash12>.json with its
 /// Markdown (.md) and plot (.svg), only for reports of the built-in sweep measured on exactly
 /// the current sources.
 #include <string>
+#include <vector>
 
 #include "pagecheck/bench/report.h"
 
@@ -23,8 +24,19 @@ struct RecordedReport {
 void check_recordable(const std::string& repo, const bench::BenchReport& report,
                       const std::string& origin);
 
+/// Splits one run's report (one family) into the reports recorded for it, one per evidence unit
+/// of <repo>/kernels/families.json holding any of its variants, each with the unit's name and
+/// current content hash set. A unit without a variant list keeps the built-in variants; a unit
+/// naming variants (a plugin's) keeps those plus the built-in variants measured beside them,
+/// so its report compares the plugin with pagecheck's kernels. `builtin` lists the report's
+/// built-in variants. Throws EvidenceError naming the families file for a variant that is not
+/// built in and that no unit holds; built-in variants no unit holds are left out.
+std::vector<bench::BenchReport> reports_per_unit(const std::string& repo,
+                                                 const bench::BenchReport& report,
+                                                 const std::vector<std::string>& builtin);
+
 /// Writes the report, its Markdown and its plot under `dir` (empty: <repo>/fixtures/bandwidth)
-/// as <family>-<hash12>.{json,md,svg}, replacing earlier files for the same hash. A missing
+/// as <unit>-<hash12>.{json,md,svg}, replacing earlier files for the same hash. A missing
 /// Python/matplotlib is not an error (see plot_error); the Markdown links the SVG anyway, so
 /// `tools/plot_bandwidth.py` can draw it later.
 RecordedReport record_bandwidth_report(const std::string& repo, const bench::BenchReport& report,

@@ -17,22 +17,25 @@ struct ReviewOptions {
   double threshold = 0.05;          ///< slowdown beyond which a slower row fails
 };
 
-/// Evidence and verdicts of one family.
+/// Evidence and verdicts of one evidence unit (a kernels/families.json entry: a family's
+/// built-in variants, or named variants such as a plugin's).
 struct FamilyReview {
-  std::string family;                 ///< family name
-  std::string hash;                   ///< current content hash
-  std::vector<std::string> sources;   ///< current source files
-  std::string verification_path;      ///< where the record for `hash` is (or would be)
-  bool verification_present = false;  ///< the record exists
-  bool verification_passed = false;   ///< ... and passed
-  std::string verification_summary;   ///< record's summary line
-  std::string verification_device;    ///< record's device
-  std::string bandwidth_path;         ///< where the report for `hash` is (or would be)
-  bool bandwidth_present = false;     ///< the report exists
-  std::string bandwidth_device;       ///< report's device
-  bool changed = false;               ///< hash differs from the base's (only with a base)
-  std::string base_hash;              ///< hash at the base ("" when the family is new there)
-  std::string base_report_origin;     ///< where the base report came from, if found
+  std::string family;                          ///< unit name (the family's name for built-in units)
+  std::string kernel_family;                   ///< kernel family of the unit's variants
+  std::vector<std::string> declared_variants;  ///< variants the unit names (empty: built-ins)
+  std::string hash;                            ///< current content hash
+  std::vector<std::string> sources;            ///< current source files
+  std::string verification_path;               ///< where the record for `hash` is (or would be)
+  bool verification_present = false;           ///< the record exists
+  bool verification_passed = false;            ///< ... and passed
+  std::string verification_summary;            ///< record's summary line
+  std::string verification_device;             ///< record's device
+  std::string bandwidth_path;                  ///< where the report for `hash` is (or would be)
+  bool bandwidth_present = false;              ///< the report exists
+  std::string bandwidth_device;                ///< report's device
+  bool changed = false;                        ///< hash differs from the base's (only with a base)
+  std::string base_hash;           ///< hash at the base ("" when the family is new there)
+  std::string base_report_origin;  ///< where the base report came from, if found
   std::optional<bench::Comparison> comparison;  ///< base report -> current report
   std::vector<std::string> problems;            ///< reasons the review fails for this family
   std::vector<std::string> notes;               ///< information that does not fail the review
