@@ -131,7 +131,7 @@ const pc_variant* builtin_variants(std::size_t* count) {
                 "one block per (seq, head); the block loads the query into shared memory once",
                 &kV1SharedQ),
       attention("v2_split",
-                "split-K: 256-token partitions in separate blocks, then a reduction kernel",
+                "split-K: 256+-token partitions sized to the grid, then a reduction kernel",
                 &kV2Split),
       gather("naive", "one thread per element, scalar loads and stores", &kScalar),
       gather("vectorized", "threads of a token copy 16-byte key groups; 16-byte coalesced writes",

@@ -1,6 +1,7 @@
 /// The fixed, seeded case lists of the GPU tests. Together they cover every dtype, head size
 /// and block size (attention and copies), GQA/MQA, ALiBi, context lengths 1, a block, a block
-/// +- 1 and v2_split partition boundaries (256, 257, 511, 512, 513, 2049, 4096), shared prefix
+/// +- 1 and v2_split partition boundaries (256, 257, 511, 512, 513, 2049, 4096, and partitions
+/// of 384 and 512 tokens chosen from the grid), shared prefix
 /// blocks, padded caches, strided query / output / rows, slot -1, flat and peaked attention.
 #include "fixed_cases.h"
 
@@ -68,6 +69,19 @@ std::vector<AttentionCase> full_attention_cases() {
   v.back().peaked = true;
   v.push_back(make_attention("f16_h128_b16_heads40_gqa", DT::kFloat16, 128, 16, 40, 8,
                              {513, 1, 1025, 64}, 36));
+  // Grids that make v2_split pick partitions other than 256 (choose_partition_size, with the
+  // H200's 528 resident partition blocks at float16 / head 128 / block 16): one sequence x 40
+  // heads x 4096 or 3841 tokens -> 384-token partitions in one wave (the last one 256 tokens,
+  // or 1); 16 sequences x 40 heads up to 2049 tokens -> 512-token partitions.
+  v.push_back(
+      make_attention("f16_h128_b16_one_wave_4096", DT::kFloat16, 128, 16, 40, 40, {4096}, 37));
+  v.back().alibi = true;
+  v.push_back(
+      make_attention("f16_h128_b16_one_wave_3841", DT::kFloat16, 128, 16, 40, 40, {3841}, 38));
+  v.push_back(make_attention(
+      "f16_h128_b16_many_waves", DT::kFloat16, 128, 16, 40, 40,
+      {2049, 512, 513, 1, 1024, 1537, 700, 2048, 1536, 16, 1025, 2000, 511, 17, 1999, 1280}, 39));
+  v.back().peaked = true;
   v.push_back(
       make_attention("bf16_h64_b16_alibi_gqa", DT::kBFloat16, 64, 16, 8, 4, {300, 17, 1}, 41));
   v.back().alibi = true;

@@ -188,6 +188,7 @@ KernelStatus launch_attention(AttentionVariant variant, const pc_paged_attention
     }
     const V2Workspace layout(a);
     char* base = static_cast<char*>(workspace);
+    p.partition_size = kPartitionSize;  // the launcher may choose larger partitions
     p.max_num_partitions = static_cast<int32_t>(num_partitions(a));
     p.partition_max = reinterpret_cast<float*>(base + layout.max_offset);
     p.partition_sum = reinterpret_cast<float*>(base + layout.sum_offset);

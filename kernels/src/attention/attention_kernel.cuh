@@ -1,6 +1,7 @@
 #pragma once
 /// The paged-attention decode kernels. One thread block handles one (sequence, query head) and
-/// either the whole context (v1) or one partition of kPartitionSize tokens (v2_split).
+/// either the whole context (v1) or one partition of p.partition_size tokens (v2_split; the
+/// launcher picks the size, choose_partition_size).
 ///
 /// Phases (see docs/kernels.md):
 ///  1. query: into registers, straight from global memory (v1_baseline) or through shared memory
@@ -11,10 +12,14 @@
 ///  4. values: lanes load 16-byte vectors of kX consecutive tokens of one dimension and
 ///     accumulate weight * value in float32; warps combine through shared memory.
 /// v2_split issues the loads of two of a warp's cache blocks together where the per-lane budget
-/// allows (kKeyBlockUnroll / kValueBlockUnroll); v1 keeps one block per iteration.
+/// allows (kKeyBlockUnroll / kValueBlockUnroll), with the partition's block-table entries in
+/// shared memory, and its reduction kernel is a programmatic dependent launch; v1 keeps one
+/// block per iteration. The context length, the query and the block-table entries are loaded
+/// together, before the first use of any of them.
 /// A token past the context is never read: loads are masked by token index, and the last
 /// partial value vector is read element by element. Block-table entries past the sequence's
-/// last block are never read.
+/// last block are never used; v2 may read them up to the host-side bound
+/// ceil(max_context_len / block_size) <= max_blocks_per_seq, inside the table row.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -22,6 +27,21 @@
 #include "attention/attention_traits.cuh"
 
 namespace pagecheck::kernels {
+
+/// Programmatic dependent launch (sm_90): lets the grid launched after this one with
+/// cudaLaunchAttributeProgrammaticStreamSerialization start before this grid ends.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+/// Waits until the preceding grid has completed and its memory is visible (a no-op when this
+/// grid was launched without programmatic dependent launch).
+__device__ __forceinline__ void wait_for_primary_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 
 /// Writes NaN to one (seq, head) output row: the context length contradicted max_context_len.
 template <typename T, int HEAD_SIZE>
@@ -44,26 +64,37 @@ __global__ void __launch_bounds__(
   __shared__ float scratch_max[kWarps];
   __shared__ float scratch_sum[kWarps];
   __shared__ uint4 q_shared[SHARED_Q ? Tr::kGroups : 1];
+  // v2 with block unroll: the partition's block-table entries (kSharedTable).
+  constexpr bool kSharedTable = PARTITIONED && Tr::kKeyBlockUnroll > 1;
+  __shared__ int32_t block_ids[kSharedTable ? kMaxPartitionSize / BLOCK_SIZE : 1];
+  static_assert(!kSharedTable || (SHARED_Q && kMaxPartitionSize / BLOCK_SIZE <= Tr::kThreads),
+                "one block-table entry per thread, stored with the shared query");
 
+  if constexpr (PARTITIONED) allow_dependent_launch();  // the reduction may start waiting
   const int head = blockIdx.x;
   const int64_t seq = blockIdx.y;
   const int partition = PARTITIONED ? static_cast<int>(blockIdx.z) : 0;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
 
-  const int context_len = p.context_lens[seq];
-  if (context_len < 1 || context_len > p.max_context_len) {
-    // Inconsistent with the host-side bound the shared memory / workspace were sized for.
-    if (!PARTITIONED) poison_output<T, HEAD_SIZE>(p, seq, head);
-    return;
-  }
-  const int start_token = PARTITIONED ? partition * kPartitionSize : 0;
-  if (start_token >= context_len) return;  // v2: partition past this sequence's context
-  const int end_token = PARTITIONED ? min(start_token + kPartitionSize, context_len) : context_len;
-  const int start_block = start_token / BLOCK_SIZE;
-  const int end_block = (end_token + BLOCK_SIZE - 1) / BLOCK_SIZE;
   const int kv_head = head / p.queries_per_kv;
   const int32_t* block_row = p.block_table + seq * p.block_table_stride;
+
+  // The context length, the query and (v2 with block unroll) the partition's block-table
+  // entries do not depend on each other: all their loads are in flight before the first use.
+  // The entries are read below the host-side bound ceil(max_context_len / BLOCK_SIZE) <=
+  // max_blocks_per_seq, never outside the row; entries past this sequence's last block are
+  // never used.
+  const int context_len = p.context_lens[seq];
+  const int part_first_block = PARTITIONED ? partition * (p.partition_size / BLOCK_SIZE) : 0;
+  int32_t table_entry = 0;
+  if constexpr (kSharedTable) {
+    const int bound_token = min((partition + 1) * p.partition_size, p.max_context_len);
+    const int bound_block = (bound_token + BLOCK_SIZE - 1) / BLOCK_SIZE;
+    if (part_first_block + static_cast<int>(threadIdx.x) < bound_block) {
+      table_entry = block_row[part_first_block + threadIdx.x];
+    }
+  }
 
   // 1. Query: lane `member` of a token's lane group holds x-groups member + k * kTpt.
   const int member = lane % kTpt;
@@ -72,9 +103,11 @@ __global__ void __launch_bounds__(
       (seq * p.query_stride_seq + int64_t{head} * p.query_stride_head) * int64_t{sizeof(T)};
   uint4 q[Tr::kKeyVecsPerThread];
   if constexpr (SHARED_Q) {
-    for (int g = threadIdx.x; g < Tr::kGroups; g += Tr::kThreads) {
-      q_shared[g] = load16(q_base + int64_t{g} * 16);
-    }
+    static_assert(Tr::kGroups <= Tr::kThreads, "one query vector per thread");
+    uint4 q_own = make_uint4(0, 0, 0, 0);
+    if (threadIdx.x < Tr::kGroups) q_own = load16(q_base + int64_t{threadIdx.x} * 16);
+    if (threadIdx.x < Tr::kGroups) q_shared[threadIdx.x] = q_own;
+    if constexpr (kSharedTable) block_ids[threadIdx.x] = table_entry;
     __syncthreads();
   }
 #pragma unroll
@@ -89,6 +122,31 @@ __global__ void __launch_bounds__(
       }
     }
   }
+
+  if (context_len < 1 || context_len > p.max_context_len) {
+    // Inconsistent with the host-side bound the shared memory / workspace were sized for.
+    if (!PARTITIONED) poison_output<T, HEAD_SIZE>(p, seq, head);
+    return;
+  }
+  const int start_token = PARTITIONED ? partition * p.partition_size : 0;
+  if (start_token >= context_len) return;  // v2: partition past this sequence's context
+  const int end_token =
+      PARTITIONED ? min(start_token + p.partition_size, context_len) : context_len;
+  const int start_block = start_token / BLOCK_SIZE;
+  const int end_block = (end_token + BLOCK_SIZE - 1) / BLOCK_SIZE;
+  // Physical block of logical block `blk` of this range, -1 past its end.
+  [[maybe_unused]] const auto physical_of = [&](int blk) -> int64_t {
+    if (blk >= end_block) return -1;
+    if constexpr (kSharedTable) {
+      return block_ids[blk - part_first_block];
+    } else {
+      return block_row[blk];
+    }
+  };
+  [[maybe_unused]] const auto key_block_bytes = [&](int64_t phys) {
+    return static_cast<const char*>(p.key_cache) +
+           (phys * p.key_stride_block + kv_head * p.key_stride_head) * int64_t{sizeof(T)};
+  };
 
   // 2. Keys -> logits.
   const float slope = p.alibi_slopes != nullptr ? p.alibi_slopes[head] : 0.f;
@@ -141,25 +199,19 @@ __global__ void __launch_bounds__(
   } else {
     // A warp takes kKeyBlockUnroll cache blocks (blk0, blk0 + kWarps, ...) per iteration and
     // issues all their loads together. A block of the group past end_block reads the group's
-    // first block (inside the range) and all its tokens are dropped. Block-table entries are
-    // read one group ahead, only for blocks < end_block.
+    // first block (inside the range) and all its tokens are dropped. Block-table entries come
+    // from shared memory (block_ids, loaded in the prologue).
     constexpr int kKbu = Tr::kKeyBlockUnroll;
-    int64_t physical[kKbu];
-#pragma unroll
-    for (int b = 0; b < kKbu; ++b) {
-      const int blk = start_block + warp + b * kWarps;
-      physical[b] = blk < end_block ? block_row[blk] : -1;
-    }
     for (int blk0 = start_block + warp; blk0 < end_block; blk0 += kWarps * kKbu) {
-      int64_t next_physical[kKbu];
+      int64_t physical[kKbu];
       const char* k_block[kKbu];
 #pragma unroll
       for (int b = 0; b < kKbu; ++b) {
-        const int nblk = blk0 + (kKbu + b) * kWarps;
-        next_physical[b] = nblk < end_block ? block_row[nblk] : -1;
-        const int64_t phys = physical[b] >= 0 ? physical[b] : physical[0];
-        k_block[b] = static_cast<const char*>(p.key_cache) +
-                     (phys * p.key_stride_block + kv_head * p.key_stride_head) * int64_t{sizeof(T)};
+        physical[b] = physical_of(blk0 + b * kWarps);
+      }
+#pragma unroll
+      for (int b = 0; b < kKbu; ++b) {
+        k_block[b] = key_block_bytes(physical[b] >= 0 ? physical[b] : physical[0]);
       }
       for (int s0 = 0; s0 < Tr::kKeySteps; s0 += Tr::kKeyStepUnroll) {
         uint4 kvec[kKbu][Tr::kKeyStepUnroll][Tr::kKeyVecsPerThread];
@@ -200,8 +252,6 @@ __global__ void __launch_bounds__(
           }
         }
       }
-#pragma unroll
-      for (int b = 0; b < kKbu; ++b) physical[b] = next_physical[b];
     }
   }
 
@@ -339,19 +389,10 @@ __global__ void __launch_bounds__(
       }
     };
     constexpr int kVbu = Tr::kValueBlockUnroll;
-    int64_t vphys[kVbu];
-#pragma unroll
-    for (int b = 0; b < kVbu; ++b) {
-      const int blk = start_block + warp + b * kWarps;
-      vphys[b] = blk < end_block ? block_row[blk] : -1;
-    }
     for (int blk0 = start_block + warp; blk0 < end_block; blk0 += kWarps * kVbu) {
-      int64_t next_phys[kVbu];
+      int64_t vphys[kVbu];
 #pragma unroll
-      for (int b = 0; b < kVbu; ++b) {
-        const int nblk = blk0 + (kVbu + b) * kWarps;
-        next_phys[b] = nblk < end_block ? block_row[nblk] : -1;
-      }
+      for (int b = 0; b < kVbu; ++b) vphys[b] = physical_of(blk0 + b * kWarps);
       // When the group's last block is full, every block of the group exists and is full.
       if constexpr (kVbu == 1) {
         process_block(blk0, vphys[0]);
@@ -392,8 +433,6 @@ __global__ void __launch_bounds__(
           if (vphys[b] >= 0) process_block(blk0 + b * kWarps, vphys[b]);
         }
       }
-#pragma unroll
-      for (int b = 0; b < kVbu; ++b) vphys[b] = next_phys[b];
     }
   }
 #pragma unroll
@@ -441,8 +480,9 @@ __global__ void __launch_bounds__(128)
     poison_output<T, HEAD_SIZE>(p, seq, head);
     return;
   }
-  const int num_partitions = (context_len + kPartitionSize - 1) / kPartitionSize;
+  const int num_partitions = (context_len + p.partition_size - 1) / p.partition_size;
   const int64_t base = (seq * p.num_heads + head) * p.max_num_partitions;
+  wait_for_primary_grid();  // the partition kernel's workspace writes are visible after this
 
   float m = -INFINITY;
   for (int i = threadIdx.x; i < num_partitions; i += kThreads) {

@@ -2,6 +2,8 @@
 /// Definitions of the attention launchers; included only by the generated instantiation files.
 #include <cuda_runtime.h>
 
+#include <atomic>
+
 #include "attention/attention_kernel.cuh"
 #include "attention/attention_launch.h"
 
@@ -33,26 +35,79 @@ KernelStatus launch_attention_v1(const AttentionParams& params, cudaStream_t str
   return KernelStatus::success();
 }
 
-template <typename T, int HEAD_SIZE, int BLOCK_SIZE>
-KernelStatus launch_attention_v2(const AttentionParams& params, cudaStream_t stream) {
-  using Tr = AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>;
-  if (params.max_num_partitions == 1) {
-    // Every context fits in one partition: the reduction would only copy. The single-pass
-    // kernel (the v1_shared_q code) computes the same softmax in one launch; the workspace is
-    // left unused.
-    return launch_attention_v1<T, HEAD_SIZE, BLOCK_SIZE, true>(params, stream);
+namespace detail {
+/// Thread blocks of `kernel` (kThreads threads, `smem` dynamic bytes) resident on the current
+/// device at once; computed once per kernel and device. 0 when it cannot be queried.
+template <typename Kernel>
+int64_t resident_blocks(Kernel kernel, int threads, int64_t smem) {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int64_t> cache[kMaxDevices] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
+  int64_t slots = cache[device].load(std::memory_order_relaxed);
+  if (slots > 0) return slots;
+  int per_sm = 0, sms = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
+                                                    static_cast<size_t>(smem)) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    return 0;
   }
+  slots = int64_t{per_sm} * sms;
+  cache[device].store(slots, std::memory_order_relaxed);
+  return slots;
+}
+
+/// True on devices with programmatic dependent launch (compute capability 9.0 or newer).
+inline bool dependent_launch_supported() {
+  int device = 0, major = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+         major >= 9;
+}
+
+}  // namespace detail
+
+template <typename T, int HEAD_SIZE, int BLOCK_SIZE>
+KernelStatus launch_attention_v2(const AttentionParams& host_params, cudaStream_t stream) {
+  using Tr = AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>;
+  auto* kernel = &paged_attention_kernel<T, HEAD_SIZE, BLOCK_SIZE, true, true>;
+  const int64_t slots =
+      detail::resident_blocks(kernel, Tr::kThreads, attention_v2_dynamic_smem(kMaxPartitionSize));
+  const int64_t rows = int64_t{host_params.num_seqs} * host_params.num_heads;
+  // Partition sizes from the grid (choose_partition_size); the workspace, sized for
+  // kPartitionSize, holds the fewer partitions of a larger size. Also when every context fits
+  // in one partition (the reduction then copies): on the H200 this kernel and the dependent
+  // reduction beat the single-pass v1 kernel on every 128-token shape of the bench sweep
+  // (docs/performance.md).
+  AttentionParams params = host_params;
+  params.partition_size = choose_partition_size(rows, params.max_context_len, slots);
+  params.max_num_partitions =
+      (params.max_context_len + params.partition_size - 1) / params.partition_size;
   const dim3 grid(params.num_heads, params.num_seqs, params.max_num_partitions);
-  paged_attention_kernel<T, HEAD_SIZE, BLOCK_SIZE, true, true>
-      <<<grid, Tr::kThreads, static_cast<size_t>(attention_v2_dynamic_smem()), stream>>>(params);
+  kernel<<<grid, Tr::kThreads,
+           static_cast<size_t>(attention_v2_dynamic_smem(params.partition_size)), stream>>>(params);
   PAGECHECK_RETURN_IF_LAUNCH_FAILED("paged_attention_kernel<v2_split> launch");
 
+  // The reduction is launched as a programmatic dependent of the partition kernel where the
+  // device has it: its blocks are scheduled while the partition kernel runs and wait in
+  // griddepcontrol.wait, which hides the second launch's latency.
   auto* reduce = &paged_attention_reduce_kernel<T, HEAD_SIZE>;
   const int64_t reduce_smem = attention_reduce_dynamic_smem(params.max_num_partitions);
   KernelStatus st = detail::allow_dynamic_smem(reduce, reduce_smem);
   if (!st.ok()) return st;
-  const dim3 reduce_grid(params.num_heads, params.num_seqs, 1);
-  reduce<<<reduce_grid, 128, static_cast<size_t>(reduce_smem), stream>>>(params);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(params.num_heads, params.num_seqs, 1);
+  config.blockDim = dim3(128, 1, 1);
+  config.dynamicSmemBytes = static_cast<size_t>(reduce_smem);
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1] = {};
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  if (detail::dependent_launch_supported()) {
+    config.attrs = attribute;
+    config.numAttrs = 1;
+  }
+  PAGECHECK_RETURN_IF_CUDA_FAILED(cudaLaunchKernelEx(&config, reduce, params));
   PAGECHECK_RETURN_IF_LAUNCH_FAILED("paged_attention_reduce_kernel<v2_split> launch");
   return KernelStatus::success();
 }

@@ -33,13 +33,44 @@ struct AttentionParams {
   int32_t max_context_len;      ///< host-side bound on every context_lens entry
   float scale;                  ///< logit scale
   // v2_split only: the workspace, [num_seqs, num_heads, max_num_partitions] (x head_size).
-  int32_t max_num_partitions;  ///< ceil(max_context_len / partition size)
+  int32_t partition_size;      ///< tokens per partition (choose_partition_size)
+  int32_t max_num_partitions;  ///< ceil(max_context_len / partition_size)
   float* partition_max;        ///< per-partition max logit
   float* partition_sum;        ///< per-partition sum of exp(logit - partition max)
   float* partition_out;        ///< per-partition output, normalized by partition_sum
 };
 
-/// Tokens per v2_split partition (a multiple of every block size).
+/// Tokens per v2_split partition (a multiple of every block size): the default, and the size the
+/// host sizes the workspace for (the most partitions).
 inline constexpr int kPartitionSize = 256;
+/// Largest partition choose_partition_size picks (its logits live in shared memory).
+inline constexpr int kMaxPartitionSize = 1024;
+/// Partition sizes choose_partition_size picks are multiples of this (and so of every block
+/// size, and of the 4 warps x 2 blocks a thread block's warps take per step at block size 16).
+inline constexpr int kPartitionGranule = 128;
+
+/// Tokens per v2_split partition for `rows` (sequence, head) pairs of contexts up to
+/// `max_context_len`, when `slots` thread blocks of the partition kernel fit on the device at
+/// once (measured on the H200, docs/performance.md):
+///  - kPartitionSize when its grid fits into one wave of thread blocks;
+///  - 2 * kPartitionSize when that still leaves at least two full waves: many waves either way,
+///    and fewer, longer blocks spend less on their prologue and on the reduction;
+///  - for a grid of at most two waves, the smallest multiple of kPartitionGranule (at most
+///    kMaxPartitionSize, at least two partitions per row) whose grid fits into a single wave
+///    that fills at least half of the slots: a second, mostly empty wave costs a whole block's
+///    chain of dependent loads;
+///  - else kPartitionSize.
+inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len, int64_t slots) {
+  const auto blocks = [&](int64_t size) { return rows * ((max_context_len + size - 1) / size); };
+  if (rows <= 0 || slots <= 0 || blocks(kPartitionSize) <= slots) return kPartitionSize;
+  if (blocks(2 * kPartitionSize) >= 2 * slots) return 2 * kPartitionSize;
+  if (blocks(kPartitionSize) > 2 * slots) return kPartitionSize;
+  const int64_t per_row = slots / rows;  // partitions per (sequence, head) in one wave
+  if (per_row < 2) return kPartitionSize;
+  const int64_t tokens = (max_context_len + per_row - 1) / per_row;
+  const int64_t size = (tokens + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
+  if (size > kMaxPartitionSize || 2 * blocks(size) < slots) return kPartitionSize;
+  return static_cast<int>(size);
+}
 
 }  // namespace pagecheck::kernels

@@ -72,7 +72,8 @@ struct AttentionTraits {
   static_assert(kValueRowsPerThread <= 16, "value accumulators per lane exceed the budget");
   static_assert(kKeySteps % kKeyStepUnroll == 0, "key step unroll must divide the steps");
   static_assert(kValueChunks % kValueChunkUnroll == 0, "value unroll must divide the chunks");
-  static_assert(kPartitionSize % BLOCK_SIZE == 0, "partitions must hold whole blocks");
+  static_assert(kPartitionSize % BLOCK_SIZE == 0 && kMaxPartitionSize % kPartitionSize == 0,
+                "partitions must hold whole blocks");
 
   /// Static shared memory of the main kernel (upper bound used by the host-side checks).
   static constexpr int kStaticSmemBytes = kWarps * HEAD_SIZE * 4 + kGroups * 16 + 2 * kWarps * 4;
@@ -83,8 +84,8 @@ inline constexpr int64_t attention_v1_dynamic_smem(int64_t max_context_len) {
   return ((max_context_len + 3) / 4) * 4 * 4;
 }
 /// Dynamic shared memory of the v2 kernels: one float per partition token.
-inline constexpr int64_t attention_v2_dynamic_smem() {
-  return int64_t{kPartitionSize} * 4;
+inline constexpr int64_t attention_v2_dynamic_smem(int64_t partition_size) {
+  return partition_size * 4;
 }
 /// Dynamic shared memory of the v2 reduction: two floats per partition.
 inline constexpr int64_t attention_reduce_dynamic_smem(int64_t max_num_partitions) {

@@ -1,0 +1,59 @@
+/// choose_partition_size: the v2_split launcher's partition size for a grid (CPU only).
+#include <gtest/gtest.h>
+
+#include "attention/attention_params.h"
+
+namespace pagecheck::kernels {
+namespace {
+
+constexpr int64_t kH200Slots = 4 * 132;  // float16 / head 128 / block 16 partition kernel
+
+int64_t blocks(int64_t rows, int64_t ctx, int64_t size) {
+  return rows * ((ctx + size - 1) / size);
+}
+
+TEST(PartitionSize, BenchShapesOnTheH200) {
+  // One wave at 256 tokens: unchanged.
+  EXPECT_EQ(choose_partition_size(40, 2048, kH200Slots), 256);  // mha b1 x 2048: 320 blocks
+  EXPECT_EQ(choose_partition_size(64, 2048, kH200Slots), 256);  // gqa b1 x 2048: 512 blocks
+  // Two waves at 256 tokens become one: 640 blocks of 256 -> 440 of 384; 1024 -> 512 of 512.
+  EXPECT_EQ(choose_partition_size(40, 4096, kH200Slots), 384);
+  EXPECT_EQ(choose_partition_size(64, 4096, kH200Slots), 512);
+  // Still at least two full waves at 512 tokens: 512.
+  EXPECT_EQ(choose_partition_size(8 * 40, 2048, kH200Slots), 512);
+  EXPECT_EQ(choose_partition_size(8 * 64, 4096, kH200Slots), 512);
+  EXPECT_EQ(choose_partition_size(128 * 40, 2048, kH200Slots), 512);
+  // More than two waves at 256, fewer than two at 512: 256.
+  EXPECT_EQ(choose_partition_size(8 * 40, 1024, kH200Slots), 256);
+  // No occupancy known, or nothing to split: 256.
+  EXPECT_EQ(choose_partition_size(40, 4096, 0), 256);
+  EXPECT_EQ(choose_partition_size(0, 4096, kH200Slots), 256);
+}
+
+TEST(PartitionSize, EveryChoiceIsALegalSizeThatHelpsTheGrid) {
+  for (int64_t slots : {1, 7, 100, 264, 528, 1056, 2112}) {
+    for (int64_t rows : {1, 2, 3, 5, 8, 40, 64, 100, 320, 1000}) {
+      for (int64_t ctx = 1; ctx <= 16384; ctx = ctx * 3 / 2 + 7) {
+        const int size = choose_partition_size(rows, ctx, slots);
+        SCOPED_TRACE(::testing::Message()
+                     << "rows " << rows << " ctx " << ctx << " slots " << slots << " -> " << size);
+        ASSERT_EQ(size % kPartitionGranule, 0);
+        ASSERT_GE(size, kPartitionSize);
+        ASSERT_LE(size, kMaxPartitionSize);
+        ASSERT_EQ(size % 32, 0);  // whole cache blocks of every block size
+        if (size == kPartitionSize) continue;
+        // A larger partition only where 256 needs more than one wave, and either many waves
+        // remain (512) or the grid now fits one wave that is at least half full, with at
+        // least two partitions per row.
+        ASSERT_GT(blocks(rows, ctx, kPartitionSize), slots);
+        if (size == 2 * kPartitionSize && blocks(rows, ctx, size) >= 2 * slots) continue;
+        ASSERT_LE(blocks(rows, ctx, size), slots);
+        ASSERT_GE(2 * blocks(rows, ctx, size), slots);
+        ASSERT_GE(blocks(rows, ctx, size), 2 * rows);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pagecheck::kernels
