@@ -171,7 +171,7 @@ void record_evidence(const VerifyOptions& o, const check::RunReport& report) {
   for (const auto& v : report.variants) {
     if (v.registry != "builtin" && v.registry != "plugin") continue;
     const review::FamilySources* unit =
-        record_unit_for(units, file, v.family, v.variant, v.registry == "builtin");
+        review::recording_unit_for(units, file, v.family, v.variant, v.registry == "builtin");
     if (unit == nullptr) {
       std::printf("not recorded: %s/%s (no entry of %s holds it)\n", v.family.c_str(),
                   v.variant.c_str(), file.c_str());

@@ -8,20 +8,6 @@
 
 namespace pagecheck::cli {
 
-const review::FamilySources* record_unit_for(const std::vector<review::FamilySources>& units,
-                                             const std::string& families_file,
-                                             const std::string& family, const std::string& variant,
-                                             bool builtin) {
-  const review::FamilySources* unit = review::evidence_unit_for(units, family, variant, builtin);
-  if (unit == nullptr && !builtin) {
-    throw UsageError("--record: plugin variant " + family + "/" + variant + " has no entry in " +
-                     families_file + "; add {\"name\": \"<unit>\", \"family\": \"" + family +
-                     "\", \"variants\": [\"" + variant +
-                     "\"], \"sources\": [<globs of its kernel sources>]} (docs/plugins.md)");
-  }
-  return unit;
-}
-
 void check_record_units(const std::string& repo, const std::vector<std::string>& plugins,
                         const std::string& family, const std::string& variant) {
   const auto units = review::load_family_sources(repo);
@@ -35,7 +21,8 @@ void check_record_units(const std::string& repo, const std::vector<std::string>&
     if (!family.empty() && f != family) continue;
     if (!variant.empty() && v->name != variant) continue;
     ++selected;
-    recorded += record_unit_for(units, file, f, v->name, v->origin == "builtin") != nullptr;
+    recorded +=
+        review::recording_unit_for(units, file, f, v->name, v->origin == "builtin") != nullptr;
   }
   if (selected > 0 && recorded == 0) {
     throw UsageError("--record: no selected variant has an entry in " + file +

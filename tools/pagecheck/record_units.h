@@ -9,18 +9,10 @@
 
 namespace pagecheck::cli {
 
-/// The unit holding `variant`'s evidence, or nullptr for a built-in variant that no unit holds
-/// (not recorded: the repository holds only other kernels' evidence). Throws UsageError for a
-/// variant from a plugin (`builtin` false) that no unit holds, naming `families_file` and the
-/// entry to add: its results would otherwise be claimed for code nobody hashed.
-const review::FamilySources* record_unit_for(const std::vector<review::FamilySources>& units,
-                                             const std::string& families_file,
-                                             const std::string& family, const std::string& variant,
-                                             bool builtin);
-
 /// Checks, before any GPU work, that every variant of the loaded plugins (filtered by
-/// `family` and `variant` when not empty) has a unit in <repo>/kernels/families.json; throws
-/// UsageError (exit 2) otherwise, and when none of the selected variants has a unit at all.
+/// `family` and `variant` when not empty) has a unit in <repo>/kernels/families.json
+/// (review::recording_unit_for throws EvidenceError, exit 2, naming the entry to add), and
+/// throws UsageError (exit 2) when none of the selected variants has a unit at all.
 void check_record_units(const std::string& repo, const std::vector<std::string>& plugins,
                         const std::string& family, const std::string& variant);
 

@@ -125,6 +125,19 @@ const FamilySources* evidence_unit_for(const std::vector<FamilySources>& units,
   return nullptr;
 }
 
+const FamilySources* recording_unit_for(const std::vector<FamilySources>& units,
+                                        const std::string& families_file, const std::string& family,
+                                        const std::string& variant, bool builtin) {
+  const FamilySources* unit = evidence_unit_for(units, family, variant, builtin);
+  if (unit == nullptr && !builtin) {
+    throw EvidenceError(families_file + ": plugin variant " + family + "/" + variant +
+                        " has no entry; add {\"name\": \"<unit>\", \"family\": \"" + family +
+                        "\", \"variants\": [\"" + variant +
+                        "\"], \"sources\": [<globs of its kernel sources>]} (docs/plugins.md)");
+  }
+  return unit;
+}
+
 bool path_matches(const std::string& pattern, const std::string& path) {
   return fnmatch(pattern.c_str(), path.c_str(), FNM_PATHNAME) == 0;
 }

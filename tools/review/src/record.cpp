@@ -47,12 +47,8 @@ std::vector<bench::BenchReport> reports_per_unit(const std::string& repo,
   std::vector<const FamilySources*> order;
   std::map<std::string, std::vector<std::string>> keep;
   for (const auto& v : report.variants) {
-    const FamilySources* unit = evidence_unit_for(units, report.family, v, is_builtin(v));
-    if (unit == nullptr) {
-      if (is_builtin(v)) continue;
-      throw EvidenceError(file + ": no entry holds the evidence of " + report.family + "/" + v +
-                          " (add one with \"family\" and \"variants\")");
-    }
+    const FamilySources* unit = recording_unit_for(units, file, report.family, v, is_builtin(v));
+    if (unit == nullptr) continue;  // a built-in variant this repository does not record
     if (!keep.count(unit->name)) order.push_back(unit);
     keep[unit->name].push_back(v);
   }

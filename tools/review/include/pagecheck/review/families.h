@@ -58,6 +58,15 @@ const FamilySources* evidence_unit_for(const std::vector<FamilySources>& units,
                                        const std::string& family, const std::string& variant,
                                        bool builtin);
 
+/// The unit that records variant `variant`'s results: evidence_unit_for, or nullptr for a
+/// built-in variant that no unit holds (not recorded: the repository holds only other kernels'
+/// evidence). Throws EvidenceError, naming `families_file` and the entry to add, for a variant
+/// that is not built in and that no unit holds: its results would otherwise be claimed for
+/// sources nobody hashed.
+const FamilySources* recording_unit_for(const std::vector<FamilySources>& units,
+                                        const std::string& families_file, const std::string& family,
+                                        const std::string& variant, bool builtin);
+
 /// True when relative path `path` matches `pattern` (fnmatch with FNM_PATHNAME).
 bool path_matches(const std::string& pattern, const std::string& path);
 /// The `candidates` matching any of `patterns`, sorted and without duplicates.
