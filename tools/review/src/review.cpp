@@ -31,6 +31,18 @@ std::string rel(const std::string& repo, const std::string& path) {
   return ec ? path : r.generic_string();
 }
 
+/// Adds a problem to `fr` for each variant its families.json entry names that `present` (the
+/// variants of `evidence`) lacks.
+void require_declared_variants(FamilyReview& fr, const std::vector<std::string>& present,
+                               const std::string& evidence, const std::string& lacks) {
+  for (const auto& v : fr.declared_variants) {
+    if (std::find(present.begin(), present.end(), v) == present.end()) {
+      fr.problems.push_back(evidence + " " + lacks + " " + v +
+                            ", which kernels/families.json assigns to " + fr.family);
+    }
+  }
+}
+
 /// Checks the current verification record of `fr`.
 void check_verification(const std::string& repo, FamilyReview& fr) {
   const std::string path = verification_record_path(repo, fr.family, fr.hash);
@@ -49,14 +61,10 @@ void check_verification(const std::string& repo, FamilyReview& fr) {
                         ") hash " + rec.source_hash + ", but kernels/families.json and its name " +
                         "say " + fr.family + " (" + fr.kernel_family + ") hash " + fr.hash);
   }
-  for (const auto& v : fr.declared_variants) {
-    const bool verified = std::any_of(rec.variants.begin(), rec.variants.end(),
-                                      [&](const VariantVerification& r) { return r.variant == v; });
-    if (!verified) {
-      fr.problems.push_back("verification record " + fr.verification_path + " has no result for " +
-                            v + ", which kernels/families.json assigns to " + fr.family);
-    }
-  }
+  std::vector<std::string> verified;
+  for (const auto& v : rec.variants) verified.push_back(v.variant);
+  require_declared_variants(fr, verified, "verification record " + fr.verification_path,
+                            "has no result for");
   fr.verification_present = true;
   fr.verification_passed = rec.passed();
   fr.verification_summary = rec.summary();
@@ -93,12 +101,8 @@ std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, Famil
   bench::BenchReport r = bench::read_report(path);
   check_identity(r, path, fr, fr.hash);
   fr.bandwidth_present = true;
-  for (const auto& v : fr.declared_variants) {
-    if (std::find(r.variants.begin(), r.variants.end(), v) == r.variants.end()) {
-      fr.problems.push_back("bandwidth report " + fr.bandwidth_path + " has no rows for " + v +
-                            ", which kernels/families.json assigns to " + fr.family);
-    }
-  }
+  require_declared_variants(fr, r.variants, "bandwidth report " + fr.bandwidth_path,
+                            "has no rows for");
   fr.bandwidth_device = r.environment.device;
   for (const auto& sr : r.shapes) {
     for (const auto& v : sr.variants) {
