@@ -21,9 +21,11 @@
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
+#include "pagecheck/review/verification_from_run.h"
 #include "pagecheck/verify/check/device_worker.h"
 #include "pagecheck/verify/golden.h"
 #include "pagecheck/verify/reference_selfcheck.h"
+#include "record_evidence.h"
 #include "record_units.h"
 
 namespace pagecheck::cli {
@@ -34,7 +36,7 @@ namespace check = verify::check;
 struct VerifyOptions {
   std::string kernel;                            ///< family filter
   std::string variant;                           ///< variant filter
-  int cases = 200;                               ///< cases per variant
+  int cases = static_cast<int>(review::kDefaultCasesPerVariant);  ///< cases per variant
   uint64_t seed = 1;                             ///< run seed
   std::string json_path;                         ///< --json FILE
   int device = 0;                                ///< --device N
@@ -130,12 +132,13 @@ int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
 }
 
 /// `--golden`: every variant against every golden, in a child process (CUDA stays out of
-/// this one). Returns its exit status.
-int run_golden_child(const VerifyOptions& o) {
+/// this one). Returns its exit status; `dir_used` receives the golden folder it checked.
+int run_golden_child(const VerifyOptions& o, std::string* dir_used) {
   std::vector<std::string> argv =
       check::worker_command(self_exe(), {o.device, false, false, o.plugins});
   argv.push_back("--golden");
   argv.push_back(o.golden_dir.empty() ? verify::golden::default_golden_dir() : o.golden_dir);
+  *dir_used = argv.back();
   std::string command;
   for (const auto& a : argv) {  // single-quoted, with ' written as '\''
     command += "'";
@@ -159,46 +162,6 @@ int run_golden_child(const VerifyOptions& o) {
 std::string record_repo(const VerifyOptions& o) {
   const std::string cwd = std::filesystem::current_path().string();
   return o.repo.empty() ? review::find_repo_root(cwd, cwd) : o.repo;
-}
-
-/// Writes the verification evidence (tools/review) of the variants run, one record per
-/// evidence unit of kernels/families.json (record_units.h).
-void record_evidence(const VerifyOptions& o, const check::RunReport& report) {
-  const std::string repo = record_repo(o);
-  const auto units = review::load_family_sources(repo);
-  const std::string file = (std::filesystem::path(repo) / review::kFamiliesFile).string();
-  std::map<std::string, review::VerificationRecord> records;
-  for (const auto& v : report.variants) {
-    if (v.registry != "builtin" && v.registry != "plugin") continue;
-    const review::FamilySources* unit =
-        review::recording_unit_for(units, file, v.family, v.variant, v.registry == "builtin");
-    if (unit == nullptr) {
-      std::printf("not recorded: %s/%s (no entry of %s holds it)\n", v.family.c_str(),
-                  v.variant.c_str(), file.c_str());
-      continue;
-    }
-    review::VerificationRecord& r = records[unit->name];
-    r.family = v.family;
-    r.unit = unit->name == v.family ? "" : unit->name;
-    review::VariantVerification vv;
-    vv.variant = v.variant;
-    vv.seed = report.seed;
-    vv.passed = v.passed;
-    vv.failed = v.failed + v.errors + (v.failure && v.failed == 0 ? 1 : 0);
-    vv.not_supported = v.not_supported;
-    vv.cases = vv.passed + vv.failed + vv.not_supported;
-    r.variants.push_back(vv);
-  }
-  for (auto& [unit, r] : records) {
-    r.source_hash =
-        review::working_tree_hash(repo, review::find_family(units, unit, "--record")).hash;
-    r.device = report.device;
-    r.date = review::utc_now_iso8601();
-    r.git_revision = review::git_head(repo).value_or("");
-    r.tool_version = "pagecheck 0.1.0";
-    std::printf("recorded %s: %s\n", review::write_verification_record(repo, r).c_str(),
-                r.summary().c_str());
-  }
 }
 
 int run_verify(VerifyOptions o) {
@@ -266,12 +229,15 @@ int run_verify(VerifyOptions o) {
               static_cast<long long>(cases), report.wall_seconds,
               report.wall_seconds > 0 ? cases / report.wall_seconds : 0.0, jobs);
   if (!o.json_path.empty()) check::write_report(o.json_path, report);
-  if (o.record && !replay) record_evidence(o, report);
   int code = report.exit_code();
+  review::GoldenRun golden;  // "not run" unless --golden
   if (o.golden) {
-    const int golden = run_golden_child(o);
-    if (golden != 0 && code == 0) code = golden;
+    std::string golden_dir;
+    const int status = run_golden_child(o, &golden_dir);
+    if (o.record) golden = review::golden_run(record_repo(o), golden_dir, status);
+    if (status != 0 && code == 0) code = status;
   }
+  if (o.record && !replay) record_evidence(record_repo(o), report, golden);
   return code;
 }
 

@@ -1,8 +1,10 @@
-/// Verification records: JSON form, validation, atomic writing and evidence paths.
+/// Verification records: verdict, validation, atomic writing (with merging) and evidence paths.
 #include "pagecheck/review/evidence.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -21,19 +23,61 @@ namespace {
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   json_fields::fail<EvidenceError>(where, what);
 }
-constexpr auto& field = json_fields::field<EvidenceError>;
-constexpr auto& get_string = json_fields::get_string<EvidenceError>;
-int64_t get_count(const json& j, const char* key, const std::string& where) {
-  return json_fields::get_int<EvidenceError>(j, key, where, 0);
-}
-
 bool is_hex64(const std::string& s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
            return std::isdigit(c) || (c >= 'a' && c <= 'f');
          });
 }
 
+/// Merges the run conditions of an existing record into `out`, the record replacing it (see
+/// write_verification_record): conditions must hold for the kept variants too.
+void merge_conditions(const VerificationRecord& old, VerificationRecord& out) {
+  out.git_dirty = out.git_dirty || old.git_dirty;
+  if (!out.golden.ran) out.golden = old.golden;
+  std::vector<std::string> both;
+  for (const auto& t : out.sanitizer.tools) {
+    if (std::find(old.sanitizer.tools.begin(), old.sanitizer.tools.end(), t) !=
+        old.sanitizer.tools.end()) {
+      both.push_back(t);
+    }
+  }
+  out.sanitizer.ran = out.sanitizer.ran && old.sanitizer.ran && !both.empty();
+  out.sanitizer.tools = out.sanitizer.ran ? both : std::vector<std::string>{};
+}
+
+/// The schema tag of an existing record file ("" when unreadable or not JSON).
+std::string schema_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const json j = json::parse(in, nullptr, false);
+  return j.is_object() && j.contains("schema") && j["schema"].is_string()
+             ? j["schema"].get<std::string>()
+             : "";
+}
+
 }  // namespace
+
+bool is_iso8601_utc(const std::string& date) {
+  if (date.size() != 20) return false;
+  for (std::size_t i = 0; i < date.size(); ++i) {
+    const char want = "dddd-dd-ddTdd:dd:ddZ"[i];
+    const bool digit = std::isdigit(static_cast<unsigned char>(date[i])) != 0;
+    if (want == 'd' ? !digit : date[i] != want) return false;
+  }
+  std::tm tm{};
+  if (strptime(date.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return false;
+  const std::tm parsed = tm;
+  const std::time_t t = timegm(&tm);  // normalizes: 2025-02-30 becomes March 2
+  std::tm back{};
+  gmtime_r(&t, &back);
+  return back.tm_year == parsed.tm_year && back.tm_mon == parsed.tm_mon &&
+         back.tm_mday == parsed.tm_mday && back.tm_hour == parsed.tm_hour &&
+         back.tm_min == parsed.tm_min && back.tm_sec == parsed.tm_sec;
+}
+
+bool VerificationRecord::quick() const {
+  return std::any_of(variants.begin(), variants.end(),
+                     [](const VariantVerification& v) { return v.quick(); });
+}
 
 bool VerificationRecord::passed() const {
   if (variants.empty()) return false;
@@ -81,6 +125,22 @@ void VerificationRecord::validate(const std::string& origin) const {
     for (std::size_t k = 0; k < i; ++k) {
       if (variants[k].variant == v.variant) fail(where, "duplicate variant '" + v.variant + "'");
     }
+    if (v.precision.name.empty()) fail(where, "no precision model ('precision.name' is empty)");
+    if (!(v.max_ratio >= 0) || !(v.max_abs >= 0) || !std::isfinite(v.max_ratio) ||
+        !std::isfinite(v.max_abs)) {
+      fail(where, "'max_ratio' and 'max_abs' must be finite and >= 0");
+    }
+    for (const auto* counts : {&v.regimes, &v.tags}) {
+      for (const auto& [name, n] : *counts) {
+        if (name.empty() || n < 0) fail(where, "regime or tag with an empty name or count < 0");
+      }
+    }
+  }
+  if (golden.ran && (golden.goldens < 0 || golden.exit_status < 0)) {
+    fail(origin, "'golden' counts must be >= 0");
+  }
+  if (sanitizer.ran == sanitizer.tools.empty()) {
+    fail(origin, "'sanitizer': 'ran' must be true exactly when 'tools' names a tool");
   }
 }
 
@@ -98,84 +158,16 @@ std::string bandwidth_report_path(const std::string& repo, const std::string& un
   return (fs::path(repo) / "fixtures" / "bandwidth" / evidence_file_name(unit, hash)).string();
 }
 
-json to_json(const VerificationRecord& r) {
-  json vars = json::array();
-  for (const auto& v : r.variants) {
-    vars.push_back({{"variant", v.variant},
-                    {"cases", v.cases},
-                    {"seed", v.seed},
-                    {"passed", v.passed},
-                    {"failed", v.failed},
-                    {"not_supported", v.not_supported}});
-  }
-  json out = {{"schema", r.schema},
-              {"family", r.family},
-              {"source_hash", r.source_hash},
-              {"device", r.device},
-              {"date", r.date},
-              {"git_revision", r.git_revision},
-              {"tool_version", r.tool_version},
-              {"passed", r.passed()},
-              {"variants", vars}};
-  if (r.unit_name() != r.family) out["unit"] = r.unit;
-  return out;
-}
-
-VerificationRecord verification_record_from_json(const json& j, const std::string& origin) {
-  VerificationRecord r;
-  r.schema = get_string(j, "schema", origin);
-  r.family = get_string(j, "family", origin);
-  if (j.contains("unit")) r.unit = get_string(j, "unit", origin);
-  r.source_hash = get_string(j, "source_hash", origin);
-  r.device = get_string(j, "device", origin);
-  r.date = get_string(j, "date", origin);
-  r.git_revision = get_string(j, "git_revision", origin);
-  r.tool_version = get_string(j, "tool_version", origin);
-  const json& vars = field(j, "variants", origin);
-  if (!vars.is_array()) fail(origin, "field 'variants' must be an array");
-  for (std::size_t i = 0; i < vars.size(); ++i) {
-    const std::string where = origin + ": variants[" + std::to_string(i) + "]";
-    VariantVerification v;
-    v.variant = get_string(vars[i], "variant", where);
-    v.cases = get_count(vars[i], "cases", where);
-    const json& seed = field(vars[i], "seed", where);
-    if (!seed.is_number_unsigned()) {
-      fail(where, "field 'seed' must be a non-negative integer");
-    }
-    v.seed = seed.get<uint64_t>();
-    v.passed = get_count(vars[i], "passed", where);
-    v.failed = get_count(vars[i], "failed", where);
-    v.not_supported = get_count(vars[i], "not_supported", where);
-    r.variants.push_back(std::move(v));
-  }
-  r.validate(origin);
-  // The stored verdict is redundant; a record whose verdict disagrees was edited by hand.
-  const json& stored = field(j, "passed", origin);
-  if (!stored.is_boolean() || stored.get<bool>() != r.passed()) {
-    fail(origin, "field 'passed' disagrees with the variants' counts");
-  }
-  return r;
-}
-
-VerificationRecord read_verification_record(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw EvidenceError(path + ": cannot open verification record");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw EvidenceError(path + ": not valid JSON: " + e.what());
-  }
-  return verification_record_from_json(j, path);
-}
-
 std::string write_verification_record(const std::string& repo, const VerificationRecord& record,
                                       bool merge) {
   const std::string path = verification_record_path(repo, record.unit_name(), record.source_hash);
   record.validate("verification record for " + record.unit_name());
   VerificationRecord out = record;
   std::error_code ec;
-  if (merge && fs::exists(path, ec)) {
+  if (merge && fs::exists(path, ec) && schema_of(path) == kVerificationSchemaV1) {
+    std::printf("replacing %s: a %s record (re-recorded in the current format)\n", path.c_str(),
+                kVerificationSchemaV1);
+  } else if (merge && fs::exists(path, ec)) {
     const VerificationRecord old = read_verification_record(path);
     if (old.unit_name() == record.unit_name() && old.family == record.family &&
         old.source_hash == record.source_hash) {
@@ -187,6 +179,7 @@ std::string write_verification_record(const std::string& repo, const Verificatio
       }
       std::sort(out.variants.begin(), out.variants.end(),
                 [](const auto& a, const auto& b) { return a.variant < b.variant; });
+      merge_conditions(old, out);
     }
   }
   fs::create_directories(fs::path(path).parent_path(), ec);

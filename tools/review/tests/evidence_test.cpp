@@ -19,8 +19,8 @@ VerificationRecord record(const std::string& hash) {
   r.date = "2025-01-01T00:00:00Z";
   r.git_revision = "abc";
   r.tool_version = "pagecheck test";
-  r.variants.push_back({"naive", 10, 5, 10, 0, 0});
-  r.variants.push_back({"vectorized", 12, 5, 10, 0, 2});
+  r.variants.push_back(testing::entry("naive", 10, 5, 10, 0, 0));
+  r.variants.push_back(testing::entry("vectorized", 12, 5, 10, 0, 2));
   return r;
 }
 
@@ -28,10 +28,10 @@ TEST(Evidence, VerdictNeedsEveryVariantToPassSomethingAndFailNothing) {
   VerificationRecord r = record(std::string(64, 'a'));
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(r.summary(), "2 variants, 22 cases: all passed");
-  r.variants[1] = {"vectorized", 12, 5, 9, 1, 2};
+  r.variants[1] = testing::entry("vectorized", 12, 5, 9, 1, 2);
   EXPECT_FALSE(r.passed());
   EXPECT_EQ(r.summary(), "2 variants, 22 cases: vectorized: 1 of 12 cases failed");
-  r.variants[1] = {"vectorized", 2, 5, 0, 0, 2};  // all declined: nothing verified
+  r.variants[1] = testing::entry("vectorized", 2, 5, 0, 0, 2);  // all declined: nothing verified
   EXPECT_FALSE(r.passed());
   r.variants.clear();
   EXPECT_FALSE(r.passed());
@@ -68,7 +68,8 @@ TEST(Evidence, MergeKeepsOtherVariantsAndReplacesSameNamedOnes) {
   VerificationRecord first = record(std::string(64, 'c'));
   write_verification_record(repo.root(), first);
   VerificationRecord second = first;
-  second.variants = {{"vectorized", 20, 6, 19, 1, 0}, {"extra", 5, 6, 5, 0, 0}};
+  second.variants = {testing::entry("vectorized", 20, 6, 19, 1, 0),
+                     testing::entry("extra", 5, 6, 5, 0, 0)};
   const std::string path = write_verification_record(repo.root(), second);
   const VerificationRecord merged = read_verification_record(path);
   ASSERT_EQ(merged.variants.size(), 3u);

@@ -35,7 +35,8 @@ VerificationRecord plugin_record(const ScratchRepo& repo, const std::vector<std:
   r.date = "2025-01-01T00:00:00Z";
   r.git_revision = "test";
   r.tool_version = "pagecheck test";
-  for (const auto& n : names) r.variants.push_back({n, 50, 7, 50, 0, 0});
+  const int64_t cases = kDefaultCasesPerVariant;
+  for (const auto& n : names) r.variants.push_back(testing::entry(n, cases, 7, cases, 0, 0));
   return r;
 }
 

@@ -19,6 +19,20 @@ namespace pagecheck::review::testing {
 
 namespace fs = std::filesystem;
 
+/// A record entry with the counts in VariantVerification's order, compared bit-exactly.
+inline VariantVerification entry(const std::string& name, int64_t cases, uint64_t seed,
+                                 int64_t passed, int64_t failed, int64_t not_supported) {
+  VariantVerification v;
+  v.variant = name;
+  v.cases = cases;
+  v.seed = seed;
+  v.passed = passed;
+  v.failed = failed;
+  v.not_supported = not_supported;
+  v.precision.name = "bit_exact";
+  return v;
+}
+
 class ScratchRepo {
  public:
   /// Creates and `git init`s a fresh directory named after the running test.
@@ -87,8 +101,9 @@ class ScratchRepo {
     r.date = "2025-01-01T00:00:00Z";
     r.git_revision = "test";
     r.tool_version = "pagecheck test";
-    r.variants.push_back({"a", 100, 1, 100, 0, 0});
-    r.variants.push_back({"b", 100, 1, 100 - failed, failed, 0});
+    const int64_t n = kDefaultCasesPerVariant;
+    r.variants.push_back(entry("a", n, 1, n, 0, 0));
+    r.variants.push_back(entry("b", n, 1, n - failed, failed, 0));
     return write_verification_record(root(), r, false);
   }
   /// Writes a bandwidth report for the family's current hash with one variant "a" timed at

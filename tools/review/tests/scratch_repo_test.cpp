@@ -139,7 +139,7 @@ TEST(ReviewScratch, FailingVerificationRecordFails) {
   EXPECT_TRUE(g.verification_present);
   EXPECT_FALSE(g.verification_passed);
   ASSERT_EQ(g.problems.size(), 1u);
-  EXPECT_NE(g.problems[0].find("b: 3 of 100 cases failed"), std::string::npos) << g.problems[0];
+  EXPECT_NE(g.problems[0].find("b: 3 of 200 cases failed"), std::string::npos) << g.problems[0];
 }
 
 TEST(ReviewScratch, FailedRowInTheBandwidthReportFails) {

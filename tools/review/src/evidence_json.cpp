@@ -1,0 +1,190 @@
+/// Verification records as JSON (pagecheck.verification/2): writing, parsing and reading.
+#include <fstream>
+
+#include "pagecheck/bench/json_fields.h"
+#include "pagecheck/review/evidence.h"
+
+namespace pagecheck::review {
+
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  json_fields::fail<EvidenceError>(where, what);
+}
+constexpr auto& field = json_fields::field<EvidenceError>;
+constexpr auto& get_string = json_fields::get_string<EvidenceError>;
+constexpr auto& get_number = json_fields::get_number<EvidenceError>;
+constexpr auto& get_bool = json_fields::get_bool<EvidenceError>;
+int64_t get_count(const json& j, const char* key, const std::string& where) {
+  return json_fields::get_int<EvidenceError>(j, key, where, 0);
+}
+
+/// An object of name -> count (regimes, tags).
+std::map<std::string, int64_t> get_counts(const json& j, const char* key,
+                                          const std::string& where) {
+  const json& o = field(j, key, where);
+  if (!o.is_object()) fail(where, std::string("field '") + key + "' must be an object");
+  std::map<std::string, int64_t> out;
+  for (const auto& [name, n] : o.items()) out[name] = get_count(o, name.c_str(), where + "." + key);
+  return out;
+}
+
+PrecisionModel get_precision(const json& j, const std::string& where) {
+  const json& p = field(j, "precision", where);
+  PrecisionModel m;
+  m.name = get_string(p, "name", where + ": precision");
+  const json& params = field(p, "parameters", where + ": precision");
+  if (!params.is_object()) fail(where, "field 'precision.parameters' must be an object");
+  for (const auto& [name, value] : params.items()) {
+    m.parameters[name] = get_number(params, name.c_str(), where + ": precision.parameters");
+  }
+  return m;
+}
+
+VariantVerification get_variant(const json& j, const std::string& where) {
+  VariantVerification v;
+  v.variant = get_string(j, "variant", where);
+  v.cases = get_count(j, "cases", where);
+  const json& seed = field(j, "seed", where);
+  if (!seed.is_number_unsigned()) fail(where, "field 'seed' must be a non-negative integer");
+  v.seed = seed.get<uint64_t>();
+  v.passed = get_count(j, "passed", where);
+  v.failed = get_count(j, "failed", where);
+  v.not_supported = get_count(j, "not_supported", where);
+  v.precision = get_precision(j, where);
+  v.max_ratio = get_number(j, "max_ratio", where);
+  v.max_abs = get_number(j, "max_abs", where);
+  v.regimes = get_counts(j, "regimes", where);
+  v.tags = get_counts(j, "tags", where);
+  if (get_bool(j, "quick", where) != v.quick()) {
+    fail(where, "field 'quick' disagrees with 'cases' (fewer than " +
+                    std::to_string(kDefaultCasesPerVariant) + " is quick)");
+  }
+  return v;
+}
+
+GoldenRun get_golden(const json& j, const std::string& origin) {
+  const std::string where = origin + ": golden";
+  const json& g = field(j, "golden", origin);
+  GoldenRun run;
+  run.ran = get_bool(g, "ran", where);
+  if (!run.ran) return run;
+  run.dir = get_string(g, "dir", where);
+  run.goldens = get_count(g, "goldens", where);
+  run.exit_status = static_cast<int>(get_count(g, "exit_status", where));
+  if (get_bool(g, "passed", where) != run.passed()) {
+    fail(where, "field 'passed' disagrees with 'exit_status'");
+  }
+  return run;
+}
+
+SanitizerRun get_sanitizer(const json& j, const std::string& origin) {
+  const std::string where = origin + ": sanitizer";
+  const json& s = field(j, "sanitizer", origin);
+  SanitizerRun run;
+  run.ran = get_bool(s, "ran", where);
+  const json& tools = field(s, "tools", where);
+  if (!tools.is_array()) fail(where, "field 'tools' must be an array");
+  for (const auto& t : tools) {
+    if (!t.is_string() || t.get<std::string>().empty()) fail(where, "tools must be names");
+    run.tools.push_back(t.get<std::string>());
+  }
+  return run;
+}
+
+}  // namespace
+
+json to_json(const VerificationRecord& r) {
+  json vars = json::array();
+  for (const auto& v : r.variants) {
+    vars.push_back(
+        {{"variant", v.variant},
+         {"cases", v.cases},
+         {"quick", v.quick()},
+         {"seed", v.seed},
+         {"passed", v.passed},
+         {"failed", v.failed},
+         {"not_supported", v.not_supported},
+         {"precision", {{"name", v.precision.name}, {"parameters", json(v.precision.parameters)}}},
+         {"max_ratio", v.max_ratio},
+         {"max_abs", v.max_abs},
+         {"regimes", json(v.regimes)},
+         {"tags", json(v.tags)}});
+  }
+  json golden = {{"ran", r.golden.ran}};
+  if (r.golden.ran) {
+    golden["dir"] = r.golden.dir;
+    golden["goldens"] = r.golden.goldens;
+    golden["exit_status"] = r.golden.exit_status;
+    golden["passed"] = r.golden.passed();
+  }
+  json out = {{"schema", r.schema},
+              {"family", r.family},
+              {"source_hash", r.source_hash},
+              {"device", r.device},
+              {"date", r.date},
+              {"git_revision", r.git_revision},
+              {"git_dirty", r.git_dirty},
+              {"tool_version", r.tool_version},
+              {"golden", golden},
+              {"sanitizer", {{"ran", r.sanitizer.ran}, {"tools", r.sanitizer.tools}}},
+              {"quick", r.quick()},
+              {"passed", r.passed()},
+              {"variants", vars}};
+  if (r.unit_name() != r.family) out["unit"] = r.unit;
+  return out;
+}
+
+VerificationRecord verification_record_from_json(const json& j, const std::string& origin) {
+  VerificationRecord r;
+  r.schema = get_string(j, "schema", origin);
+  if (r.schema == kVerificationSchemaV1) {
+    fail(origin, std::string("a ") + kVerificationSchemaV1 +
+                     " record, which lacks the precision model, errors, tags, goldens, "
+                     "sanitizers and dirty flag a review needs: re-record it with `pagecheck "
+                     "verify --record` on a GPU");
+  }
+  if (r.schema != kVerificationSchema) {
+    fail(origin, "schema '" + r.schema + "' is not " + kVerificationSchema);
+  }
+  r.family = get_string(j, "family", origin);
+  if (j.contains("unit")) r.unit = get_string(j, "unit", origin);
+  r.source_hash = get_string(j, "source_hash", origin);
+  r.device = get_string(j, "device", origin);
+  r.date = get_string(j, "date", origin);
+  r.git_revision = get_string(j, "git_revision", origin);
+  r.git_dirty = get_bool(j, "git_dirty", origin);
+  r.tool_version = get_string(j, "tool_version", origin);
+  r.golden = get_golden(j, origin);
+  r.sanitizer = get_sanitizer(j, origin);
+  const json& vars = field(j, "variants", origin);
+  if (!vars.is_array()) fail(origin, "field 'variants' must be an array");
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    r.variants.push_back(get_variant(vars[i], origin + ": variants[" + std::to_string(i) + "]"));
+  }
+  r.validate(origin);
+  // The stored verdicts are redundant; a record whose verdict disagrees was edited by hand.
+  if (get_bool(j, "passed", origin) != r.passed()) {
+    fail(origin, "field 'passed' disagrees with the variants' counts");
+  }
+  if (get_bool(j, "quick", origin) != r.quick()) {
+    fail(origin, "field 'quick' disagrees with the variants' case counts");
+  }
+  return r;
+}
+
+VerificationRecord read_verification_record(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw EvidenceError(path + ": cannot open verification record");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    throw EvidenceError(path + ": not valid JSON: " + e.what());
+  }
+  return verification_record_from_json(j, path);
+}
+
+}  // namespace pagecheck::review
