@@ -24,6 +24,7 @@
 #include "pagecheck/review/verification_from_run.h"
 #include "pagecheck/verify/check/device_worker.h"
 #include "pagecheck/verify/golden.h"
+#include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/reference_selfcheck.h"
 #include "record_evidence.h"
 #include "record_units.h"
@@ -137,7 +138,9 @@ int run_golden_child(const VerifyOptions& o, std::string* dir_used) {
   std::vector<std::string> argv =
       check::worker_command(self_exe(), {o.device, false, false, o.plugins});
   argv.push_back("--golden");
-  argv.push_back(o.golden_dir.empty() ? verify::golden::default_golden_dir() : o.golden_dir);
+  const auto dir = verify::golden::resolve_golden_dir(o.golden_dir, "--golden-dir");
+  std::printf("goldens: %s\n", dir.describe().c_str());
+  argv.push_back(dir.path);
   *dir_used = argv.back();
   std::string command;
   for (const auto& a : argv) {  // single-quoted, with ' written as '\''
@@ -165,6 +168,9 @@ std::string record_repo(const VerifyOptions& o) {
 }
 
 int run_verify(VerifyOptions o) {
+  if (o.golden || !o.golden_dir.empty()) {  // a bad golden folder: exit 2 before any work
+    (void)verify::golden::resolve_golden_dir(o.golden_dir, "--golden-dir");
+  }
   const check::Shard shard = check::parse_shard(o.shard);
   if (!o.kernel.empty()) parse_family(o.kernel);  // unknown family: exit 2
   check_plugins_loadable(o.plugins);              // bad plugin: exit 2

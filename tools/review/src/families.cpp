@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pagecheck/verify/repo_root.h"
+
 namespace pagecheck::review {
 
 namespace fs = std::filesystem;
@@ -185,14 +187,7 @@ std::vector<std::string> resolve_sources(const std::string& repo,
 }
 
 std::string find_repo_root(const std::string& start, const std::string& fallback) {
-  std::error_code ec;
-  fs::path p = fs::absolute(start, ec);
-  while (!ec && !p.empty()) {
-    if (fs::exists(p / kFamiliesFile, ec)) return p.string();
-    if (p == p.parent_path()) break;
-    p = p.parent_path();
-  }
-  return fallback;
+  return verify::find_repo_root(start, kFamiliesFile).value_or(fallback);
 }
 
 }  // namespace pagecheck::review

@@ -6,10 +6,10 @@
 
 #include "golden_compare.h"
 #include "manifest.h"
+#include "manifest_check.h"
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/reference/paged_attention.h"
 #include "pagecheck/verify/golden_tools.h"
-#include "pagecheck/verify/sha256.h"
 
 namespace pagecheck::verify::golden {
 namespace {
@@ -17,31 +17,6 @@ namespace {
 /// Relative (max-norm) tolerance of float64 outputs between reference runs; see
 /// docs/fixtures.md.
 constexpr double kFloat64Tolerance = 1e-12;
-
-/// Throws GoldenError when the file or one of its datasets disagrees with its manifest entry.
-void check_against_manifest(const LoadedGolden& g, const nlohmann::json& entry) {
-  const std::string sha = sha256_file_hex(g.path);
-  if (sha != entry.at("file_sha256").get<std::string>()) {
-    throw GoldenError(g.path, "",
-                      "file SHA-256 " + sha + " differs from MANIFEST.json (" +
-                          entry.at("file_sha256").get<std::string>() + ")");
-  }
-  const auto& listed = entry.at("datasets");
-  if (listed.size() != g.raw.datasets.size()) {
-    throw GoldenError(g.path, "",
-                      "MANIFEST.json lists " + std::to_string(listed.size()) +
-                          " datasets, the file holds " + std::to_string(g.raw.datasets.size()));
-  }
-  for (const GoldenDataset& d : g.raw.datasets) {
-    if (!listed.contains(d.path)) throw GoldenError(g.path, d.path, "not in MANIFEST.json");
-    const auto& item = listed.at(d.path);
-    if (item.at("sha256").get<std::string>() != attr_to_string(d.attrs.at("sha256")) ||
-        item.at("dtype").get<std::string>() != element_type_name(d.type) ||
-        item.at("shape").get<std::vector<int64_t>>() != d.dims) {
-      throw GoldenError(g.path, d.path, "dtype, shape or SHA-256 differs from MANIFEST.json");
-    }
-  }
-}
 
 GoldenDataset like(const GoldenFile& file, const std::string& path, std::vector<std::byte> bytes) {
   GoldenDataset d = *file.find(path);
@@ -88,19 +63,25 @@ void check_definition(const LoadedGolden& g, std::vector<std::string>* failures)
 
 }  // namespace
 
-int check_goldens(const std::string& dir, std::ostream& out) {
-  int bad = 0;
-  int failed = 0;
+int check_goldens(const std::string& dir, std::ostream& out, CheckReport* report_out) {
+  CheckReport local;
+  CheckReport& report = report_out != nullptr ? *report_out : local;
+  report = CheckReport{};
+  report.dir = dir;
   nlohmann::json manifest;
   try {
     manifest = read_manifest(dir);
   } catch (const GoldenError& e) {
     out << "BAD  " << e.what() << "\n";
-    return 2;
+    report.manifest_bad = true;
+    report.problems.push_back(e.what());
+    return report.exit_code();
   }
+  const std::string manifest_path = join_path(dir, kManifestName);
   const auto fail = [&](const std::string& what) {
     out << "FAIL " << what << "\n";
-    ++failed;
+    report.problems.push_back(what);
+    ++report.failed;
   };
   if (manifest.value("reference_version", "") != kReferenceVersion ||
       manifest.value("generator_version", int64_t{-1}) != kGeneratorVersion) {
@@ -109,16 +90,23 @@ int check_goldens(const std::string& dir, std::ostream& out) {
          "(regenerate with `pagecheck golden regen --force`)");
   }
   std::set<std::string> listed;
+  int64_t total_bytes = 0;
   for (const auto& entry : manifest.at("cases")) {
-    const std::string name = entry.at("name").get<std::string>();
+    CheckedCase checked;
+    checked.name = entry.at("name").get<std::string>();
+    checked.file = join_path(dir, entry.at("file").get<std::string>());
     listed.insert(entry.at("file").get<std::string>());
-    std::vector<std::string> failures;
+    total_bytes += entry.value("file_bytes", int64_t{0});
+    std::vector<std::string>& failures = checked.messages;
     try {
-      const LoadedGolden g = load_golden(join_path(dir, entry.at("file").get<std::string>()));
+      const LoadedGolden g = load_golden(checked.file);
       check_against_manifest(g, entry);
-      if (g.name != name) throw GoldenError(g.path, "attribute case_name", "is not " + name);
+      if (g.name != checked.name) {
+        throw GoldenError(g.path, "attribute case_name", "is not " + checked.name);
+      }
+      failures = metadata_mismatches(g, entry, manifest_path);
       try {
-        (void)find_case(name);
+        (void)find_case(checked.name);
         check_definition(g, &failures);
       } catch (const std::invalid_argument& e) {
         failures.push_back(e.what());
@@ -126,15 +114,27 @@ int check_goldens(const std::string& dir, std::ostream& out) {
       check_outputs(g, &failures);
     } catch (const GoldenError& e) {
       out << "BAD  " << e.what() << "\n";
-      ++bad;
+      checked.status = "bad";
+      checked.messages = {e.what()};
+      report.cases.push_back(std::move(checked));
+      ++report.bad;
       continue;
     }
     if (failures.empty()) {
-      out << "ok   " << name << "\n";
+      out << "ok   " << checked.name << "\n";
+      checked.status = "ok";
     } else {
-      fail(name + ":");
+      out << "FAIL " << checked.name << ":\n";
       for (const std::string& line : failures) out << "       " << line << "\n";
+      checked.status = "failed";
+      ++report.failed;
     }
+    report.cases.push_back(std::move(checked));
+  }
+  const nlohmann::json recorded_total = manifest.value("total_bytes", nlohmann::json(nullptr));
+  if (recorded_total != nlohmann::json(total_bytes)) {
+    fail(manifest_path + ": total_bytes: " + recorded_total.dump() +
+         " in the manifest, the entries' file_bytes add up to " + std::to_string(total_bytes));
   }
   for (const CaseDefinition& def : case_catalogue()) {
     if (listed.count(def.name + ".h5") == 0)
@@ -147,8 +147,9 @@ int check_goldens(const std::string& dir, std::ostream& out) {
       fail(item.path().string() + ": not listed in " + kManifestName);
     }
   }
-  out << manifest.at("cases").size() << " golden(s): " << bad << " bad, " << failed << " failed\n";
-  return bad > 0 ? 2 : failed > 0 ? 1 : 0;
+  out << manifest.at("cases").size() << " golden(s): " << report.bad << " bad, " << report.failed
+      << " failed\n";
+  return report.exit_code();
 }
 
 }  // namespace pagecheck::verify::golden

@@ -1,12 +1,16 @@
 /// `pagecheck golden regen`: rebuild goldens through temporary files, refuse silent changes.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <ostream>
 
+#include "dir_lock.h"
 #include "manifest.h"
+#include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/golden_tools.h"
 
 namespace pagecheck::verify::golden {
@@ -58,11 +62,23 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
   if (!fs::is_directory(options.dir, ec)) {
     throw std::invalid_argument("--dir: not a directory: " + options.dir);
   }
+  if (access(options.dir.c_str(), W_OK | X_OK) != 0) {
+    throw std::invalid_argument(options.dir + ": golden directory is not writable: " +
+                                std::strerror(errno));
+  }
   std::vector<const CaseDefinition*> selected;
   for (const std::string& name : options.cases) selected.push_back(&find_case(name));
   if (options.cases.empty()) {
     for (const CaseDefinition& def : case_catalogue()) selected.push_back(&def);
   }
+  const std::string manifest_path = join_path(options.dir, kManifestName);
+  if (fs::exists(manifest_path, ec) && !fs::is_regular_file(manifest_path, ec)) {
+    throw std::invalid_argument(manifest_path + ": not a regular file (a directory?)");
+  }
+  // One regen at a time per directory; the manifest is read under the lock, so the entries
+  // another regen wrote just before are merged, not lost.
+  const DirLock lock(options.dir, out);
+  remove_stale_temporaries(options.dir, lock, out);
   nlohmann::json previous = nlohmann::json::object();  // name -> recorded manifest entry
   try {
     const nlohmann::json manifest = read_manifest(options.dir);  // alive while iterating
@@ -86,9 +102,13 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
   int refused = 0;
   for (const CaseDefinition* def : selected) {
     const std::string target = join_path(options.dir, def->name + ".h5");
-    TempFile temp(join_path(options.dir, "." + def->name + ".h5.tmp-" + std::to_string(getpid())));
+    TempFile temp(temporary_path_for(target));
     const GoldenFile built = build_golden(*def);
-    write_golden_file(built, temp.path());
+    try {
+      write_golden_file(built, temp.path());
+    } catch (const std::runtime_error& e) {  // disk full, file too large, I/O error
+      throw std::runtime_error("cannot write golden " + target + ": " + e.what());
+    }
     if (!fs::exists(target, ec)) {
       temp.commit(target);
       out << "created   " << def->name << " (" << fs::file_size(target) << " bytes)\n";

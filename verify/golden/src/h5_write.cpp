@@ -1,5 +1,10 @@
 /// Reproducible HDF5 writer: no object timestamps, fixed-length strings, exact types.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -107,13 +112,46 @@ void write_dataset(hid_t file, const GoldenDataset& dataset, const WriteOptions&
   write_attrs(dset.get(), dataset.attrs, where);
 }
 
+/// Writes `image` to `path` (created or truncated) and flushes it to the disk; on failure removes
+/// what was written and throws std::runtime_error naming the path and the system error.
+void write_image(const std::vector<unsigned char>& image, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
+  std::size_t done = 0;
+  int err = 0;
+  while (done < image.size() && err == 0) {
+    const ssize_t n = ::write(fd, image.data() + done, image.size() - done);
+    if (n > 0) done += static_cast<std::size_t>(n);
+    if (n < 0 && errno != EINTR) err = errno;
+    if (n == 0) err = EIO;
+  }
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(path.c_str());
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(err));
+  }
+}
+
+/// A file-access property list for HDF5's in-memory (core) driver without a backing store:
+/// HDF5 never touches the disk, so a full disk cannot leave it with a file it cannot close.
+Handle memory_fapl(const std::string& path) {
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!fapl.ok() || H5Pset_fapl_core(fapl.get(), 1 << 20, 0) < 0) fail(path, "core driver");
+  return fapl;
+}
+
 }  // namespace
 
 void write_golden_file(const GoldenFile& file, const std::string& path,
                        const WriteOptions& options) {
   h5::silence_errors();
+  // Built in memory, then written with plain system calls: HDF5's own writes of a file on a
+  // full disk fail in H5Fclose, leave the file open inside the library and crash its shutdown at
+  // exit. The bytes are the same as a file written by HDF5 directly.
   Handle fcpl = creation_plist(H5P_FILE_CREATE, options.track_times, path);  // root group
-  Handle handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose);
+  Handle fapl = memory_fapl(path);
+  Handle handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
   if (!handle.ok()) fail(path, "create file");
   Handle gcpl = creation_plist(H5P_GROUP_CREATE, options.track_times, path);
   std::vector<std::string> groups;
@@ -131,7 +169,15 @@ void write_golden_file(const GoldenFile& file, const std::string& path,
   for (const GoldenDataset& dataset : file.datasets) {
     write_dataset(handle.get(), dataset, options, path);
   }
-  if (H5Fflush(handle.get(), H5F_SCOPE_GLOBAL) < 0 || !handle.reset()) fail(path, "close file");
+  if (H5Fflush(handle.get(), H5F_SCOPE_GLOBAL) < 0) fail(path, "flush file");
+  const ssize_t size = H5Fget_file_image(handle.get(), nullptr, 0);
+  if (size < 0) fail(path, "file image size");
+  std::vector<unsigned char> image(static_cast<std::size_t>(size));
+  if (H5Fget_file_image(handle.get(), image.data(), image.size()) != size) {
+    fail(path, "file image");
+  }
+  if (!handle.reset()) fail(path, "close file");
+  write_image(image, path);
 }
 
 }  // namespace pagecheck::verify::golden

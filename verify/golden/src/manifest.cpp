@@ -1,20 +1,14 @@
-/// MANIFEST.json: writing, reading, and the default golden directory.
+/// MANIFEST.json: writing and reading (with its entries' paths kept inside the directory).
 #include "manifest.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/golden.h"
+#include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/sha256.h"
-
-#ifndef PAGECHECK_SOURCE_GOLDEN_DIR
-#define PAGECHECK_SOURCE_GOLDEN_DIR "fixtures/golden"
-#endif
 
 namespace pagecheck::verify::golden {
 
@@ -22,23 +16,6 @@ namespace fs = std::filesystem;
 
 std::string join_path(const std::string& dir, const std::string& name) {
   return (fs::path(dir) / name).string();
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() /
-                        ("." + target.filename().string() + ".tmp-" + std::to_string(getpid()));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(temp, ec);
-      throw std::runtime_error("cannot write " + temp.string());
-    }
-  }
-  fs::rename(temp, target);
 }
 
 nlohmann::json case_parameters(const CaseDefinition& def) {
@@ -113,8 +90,30 @@ bool write_manifest(const std::string& dir, const nlohmann::json& manifest) {
   return true;
 }
 
+namespace {
+
+/// Throws GoldenError naming the entry when its `file` is empty, absolute or has a `..`
+/// component (it would name a file outside the golden directory).
+void check_entry_file(const std::string& manifest, std::size_t index, const std::string& file) {
+  const fs::path p(file);
+  bool parent = false;
+  for (const fs::path& part : p) parent = parent || part == "..";
+  if (file.empty() || p.is_absolute() || p.has_root_name() || parent) {
+    throw GoldenError(manifest, "cases[" + std::to_string(index) + "].file",
+                      "'" + file +
+                          "' is not a path inside the golden directory (absolute paths and "
+                          "'..' are refused)");
+  }
+}
+
+}  // namespace
+
 nlohmann::json read_manifest(const std::string& dir) {
   const std::string path = join_path(dir, kManifestName);
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
+    throw GoldenError(path, "", "not a regular file (a directory?)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw GoldenError(path, "", "cannot read the manifest (missing?)");
   nlohmann::json manifest;
@@ -123,9 +122,10 @@ nlohmann::json read_manifest(const std::string& dir) {
     if (manifest.at("schema_version").get<int64_t>() != kSchemaVersion) {
       throw GoldenError(path, "schema_version", "unsupported manifest schema version");
     }
+    std::size_t index = 0;
     for (const auto& entry : manifest.at("cases")) {
       (void)entry.at("name").get<std::string>();
-      (void)entry.at("file").get<std::string>();
+      check_entry_file(path, index++, entry.at("file").get<std::string>());
       (void)entry.at("file_sha256").get<std::string>();
       (void)entry.at("datasets").items();
     }
@@ -133,13 +133,6 @@ nlohmann::json read_manifest(const std::string& dir) {
     throw GoldenError(path, "", std::string("malformed manifest: ") + e.what());
   }
   return manifest;
-}
-
-std::string default_golden_dir() {
-  if (const char* env = std::getenv("PAGECHECK_FIXTURES_DIR"); env != nullptr && *env != '\0') {
-    return join_path(env, "golden");
-  }
-  return PAGECHECK_SOURCE_GOLDEN_DIR;
 }
 
 std::vector<std::string> list_goldens(const std::string& dir) {

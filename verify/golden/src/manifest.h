@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pagecheck/verify/golden_cases.h"
+#include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/golden_file.h"
 
 namespace pagecheck::verify::golden {
@@ -29,8 +30,5 @@ nlohmann::json read_manifest(const std::string& dir);
 
 /// Path of `name` inside `dir`.
 std::string join_path(const std::string& dir, const std::string& name);
-
-/// Writes `text` to `path` through a temporary file in the same directory and a rename.
-void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace pagecheck::verify::golden

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "dir_lock.h"
 #include "manifest.h"
 #include "pagecheck/verify/golden_file.h"
 #include "pagecheck/verify/golden_tools.h"
@@ -61,10 +62,11 @@ inline void put_file_bytes(const std::string& path, const std::string& bytes) {
 }
 
 /// File name -> SHA-256 of the bytes of every entry of a directory (hidden temporaries
-/// included), to prove that nothing was written.
+/// included; regen's empty lock file left out), to prove that nothing was written.
 inline std::map<std::string, std::string> snapshot(const std::string& dir) {
   std::map<std::string, std::string> files;
   for (const auto& item : fs::directory_iterator(dir)) {
+    if (item.path().filename() == kLockName) continue;
     files[item.path().filename().string()] = sha256_file_hex(item.path().string());
   }
   return files;
@@ -110,9 +112,10 @@ inline std::string partial_goldens(const std::vector<std::string>& cases) {
   return dir->str();
 }
 
-/// Copies every file of `from` into the (existing) directory `to`.
+/// Copies every file of `from` (except regen's lock file) into the (existing) directory `to`.
 inline void copy_goldens(const std::string& from, const std::string& to) {
   for (const auto& item : fs::directory_iterator(from)) {
+    if (item.path().filename() == kLockName) continue;
     fs::copy_file(item.path(), fs::path(to) / item.path().filename(),
                   fs::copy_options::overwrite_existing);
   }

@@ -37,6 +37,18 @@ TEST(GoldenRegen, RegeneratingGivesByteIdenticalFiles) {
   EXPECT_EQ(snapshot(again.str()), second);
 }
 
+TEST(GoldenRegen, RegeneratesTheCommittedGoldensByteForByte) {
+  const std::string committed = PAGECHECK_TEST_GOLDEN_DIR;
+  if (!fs::exists(committed + "/" + kManifestName)) GTEST_SKIP() << "no goldens in " << committed;
+  const auto fresh = snapshot(pristine_goldens());
+  const auto recorded = snapshot(committed);
+  EXPECT_EQ(fresh.size(), recorded.size());
+  for (const auto& [name, sha] : fresh) {
+    ASSERT_TRUE(recorded.count(name)) << name << " is not committed";
+    EXPECT_EQ(recorded.at(name), sha) << name << " regenerates to other bytes than committed";
+  }
+}
+
 TEST(GoldenRegen, RefusesAChangedGoldenWithoutForce) {
   TempDir dir;
   copy_goldens(pristine_goldens(), dir.str());

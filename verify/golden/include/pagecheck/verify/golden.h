@@ -60,13 +60,10 @@ LoadedGolden load_golden(const std::string& path);
 /// errors.
 LoadedGolden parse_golden(GoldenFile raw, const std::string& path);
 
-/// The golden directory used when none is given: $PAGECHECK_FIXTURES_DIR/golden when the
-/// variable is set (it names the fixtures root), otherwise the source tree's fixtures/golden
-/// (compiled in).
-std::string default_golden_dir();
-
 /// Paths of the golden files listed in `dir`/MANIFEST.json, in manifest order. Throws
-/// GoldenError naming the manifest when it is missing or malformed.
+/// GoldenError naming the manifest when it is missing or malformed, or an entry when its file
+/// is an absolute path or leaves the directory (`..`). The directory of a command comes from
+/// resolve_golden_dir (golden_dir.h).
 std::vector<std::string> list_goldens(const std::string& dir);
 
 /// Largest accepted |kernel - reference_f64| for one attention output element stored in

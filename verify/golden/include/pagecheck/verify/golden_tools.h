@@ -29,13 +29,40 @@ struct RegenOptions {
 /// and the status is 1. Throws std::invalid_argument on an unknown case or missing directory.
 int regen_goldens(const RegenOptions& options, std::ostream& out);
 
+/// Verdict of one MANIFEST.json entry in check_goldens.
+struct CheckedCase {
+  std::string name;                   ///< case name as the manifest lists it
+  std::string file;                   ///< path of its golden file
+  std::string status;                 ///< "ok", "failed" (a check failed) or "bad" (bad input)
+  std::vector<std::string> messages;  ///< what failed, one line each (empty when ok)
+};
+
+/// Everything check_goldens found, for `golden check --json`.
+struct CheckReport {
+  std::string dir;                    ///< golden directory checked
+  std::vector<CheckedCase> cases;     ///< one per manifest entry, in manifest order
+  std::vector<std::string> problems;  ///< failures of the directory or manifest as a whole
+  bool manifest_bad = false;          ///< MANIFEST.json itself is bad input (no case checked)
+  int bad = 0;                        ///< cases that are bad input
+  int failed = 0;                     ///< failed cases plus directory-level failures
+  /// 2 when the manifest or a golden is bad input, 1 when a check failed, 0 otherwise.
+  int exit_code() const { return manifest_bad || bad > 0 ? 2 : failed > 0 ? 1 : 0; }
+};
+
 /// Reloads every golden of `dir` (strictly, with checksums), checks MANIFEST.json against the
-/// files and the catalogue, regenerates each case's inputs and compares them bit for bit, and
-/// recomputes the outputs with the reference from the loaded inputs: storage-dtype outputs and
-/// copies bit for bit, float64 output and lse within 1e-12 of the tensor's largest magnitude.
-/// Prints one line per case. Returns 0 when all pass, 1 when one differs, 2 when a golden or
-/// the manifest is bad input (named in the output). Writes nothing.
-int check_goldens(const std::string& dir, std::ostream& out);
+/// files (checksums and datasets: bad input; every metadata field: family, dtype, description,
+/// seed, parameters, file_bytes, and total_bytes: a failed check naming file and field) and the
+/// catalogue, regenerates each case's inputs and compares them bit for bit, and recomputes the
+/// outputs with the reference from the loaded inputs: storage-dtype outputs and copies bit for
+/// bit, float64 output and lse within 1e-12 of the tensor's largest magnitude. Prints one line
+/// per case. Returns 0 when all pass, 1 when one differs, 2 when a golden or the manifest is
+/// bad input (named in the output; a manifest entry whose file is absolute or has `..` is bad
+/// input). Writes nothing; `report`, when given, receives the verdicts.
+int check_goldens(const std::string& dir, std::ostream& out, CheckReport* report = nullptr);
+
+/// `report` as JSON text (schema "pagecheck.golden_check/1": dir, source, exit_code, counts,
+/// problems, and per case name, file, status, messages); `source` says where dir came from.
+std::string check_report_json(const CheckReport& report, const std::string& source);
 
 /// Prints a golden's parameters and one summary line per dataset (type, dims, range, NaN
 /// count, SHA-256). Throws GoldenError on a bad file.

@@ -1,0 +1,48 @@
+#pragma once
+/// Which golden directory a command uses (no path compiled in), and the checks of the paths
+/// `pagecheck golden` writes to, made before any work.
+#include <string>
+
+namespace pagecheck::verify::golden {
+
+/// A resolved golden directory and where it came from.
+struct GoldenDir {
+  std::string path;    ///< absolute path of the directory
+  std::string source;  ///< "--dir", "--golden-dir", "$PAGECHECK_FIXTURES_DIR" or
+                       ///< "found from the current directory"
+  /// "PATH (SOURCE)", as printed after "goldens: ".
+  std::string describe() const { return path + " (" + source + ")"; }
+};
+
+/// What resolve_golden_dir requires of the directory.
+enum class GoldenDirUse {
+  kRead,   ///< check, verify --golden: MANIFEST.json must be there
+  kWrite,  ///< regen: MANIFEST.json may be missing (created), the directory must be writable
+};
+
+/// The golden directory: `given` when not empty (source: `option`), else
+/// $PAGECHECK_FIXTURES_DIR/golden when that variable is set (it names the fixtures root), else
+/// fixtures/golden of the repository found from the current directory (the nearest directory
+/// at or above it holding kernels/families.json). Throws std::invalid_argument (exit 2) naming
+/// the path and `option` when no repository is found, the directory does not exist or is not a
+/// directory, MANIFEST.json is not a regular file (or, for kRead, missing), or (kWrite) the
+/// directory is not writable.
+GoldenDir resolve_golden_dir(const std::string& given, const std::string& option,
+                             GoldenDirUse use = GoldenDirUse::kRead);
+
+/// Checks before any work that a report can be written to `path`: not a directory, its parent
+/// an existing directory that is writable, and the file, if it exists, writable. Creates and
+/// writes nothing (a user's `path.tmp` or other files are never touched). Throws
+/// std::invalid_argument naming `option` and the path otherwise.
+void check_output_file(const std::string& path, const std::string& option);
+
+/// Writes `text` to `path` through a temporary file in the same directory
+/// (temporary_path_for) and a rename, so `path` holds the old or the new text, never half.
+/// Throws std::runtime_error naming `path` when writing fails (the temporary is removed).
+void write_file_atomically(const std::string& path, const std::string& text);
+
+/// Name of the temporary file that write_file_atomically and regen use for `target` in the same
+/// directory: ".NAME.PID.pagecheck-tmp" (.gitignore covers "*.pagecheck-tmp").
+std::string temporary_path_for(const std::string& target);
+
+}  // namespace pagecheck::verify::golden
