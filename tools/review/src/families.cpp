@@ -16,6 +16,17 @@ namespace pagecheck::review {
 
 namespace fs = std::filesystem;
 
+bool glob_inside_repository(const std::string& pattern) {
+  if (pattern.empty() || pattern[0] == '/') return false;
+  std::size_t start = 0;
+  while (start <= pattern.size()) {
+    const std::size_t end = std::min(pattern.find('/', start), pattern.size());
+    if (pattern.compare(start, end - start, "..") == 0) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
 std::vector<FamilySources> parse_family_sources(const std::string& text,
                                                 const std::string& origin) {
   nlohmann::json j;
@@ -26,6 +37,16 @@ std::vector<FamilySources> parse_family_sources(const std::string& text,
   }
   if (!j.is_object() || !j.contains("families") || !j["families"].is_array()) {
     throw EvidenceError(origin + ": expected an object with a 'families' array");
+  }
+  if (!j.contains("schema")) {
+    throw EvidenceError(origin + ": missing 'schema' (must be \"" + kFamiliesSchema + "\")");
+  }
+  if (!j["schema"].is_string() || j["schema"].get<std::string>() != kFamiliesSchema) {
+    throw EvidenceError(origin + ": unknown schema " + j["schema"].dump() + " (must be \"" +
+                        kFamiliesSchema + "\")");
+  }
+  if (j["families"].empty()) {
+    throw EvidenceError(origin + ": 'families' is empty: no kernel source is tied to evidence");
   }
   std::vector<FamilySources> out;
   for (std::size_t i = 0; i < j["families"].size(); ++i) {
@@ -43,8 +64,12 @@ std::vector<FamilySources> parse_family_sources(const std::string& text,
       throw EvidenceError(where + ": 'name' must be a non-empty file name (no '/')");
     }
     for (const auto& p : f["sources"]) {
-      if (!p.is_string() || p.get<std::string>().empty() || p.get<std::string>()[0] == '/') {
+      if (!p.is_string() || p.get<std::string>().empty()) {
         throw EvidenceError(where + ": each source must be a relative glob string");
+      }
+      if (!glob_inside_repository(p.get<std::string>())) {
+        throw EvidenceError(where + ": source glob '" + p.get<std::string>() +
+                            "' reaches outside the repository (absolute, or a '..' component)");
       }
       fs_.patterns.push_back(p.get<std::string>());
     }

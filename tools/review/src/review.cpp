@@ -31,20 +31,73 @@ std::string rel(const std::string& repo, const std::string& path) {
   return ec ? path : r.generic_string();
 }
 
-/// Adds a problem to `fr` for each variant its families.json entry names that `present` (the
-/// variants of `evidence`) lacks.
-void require_declared_variants(FamilyReview& fr, const std::vector<std::string>& present,
-                               const std::string& evidence, const std::string& lacks) {
+/// Adds a problem to `fr` for each variant its evidence must hold that `present` (the variants
+/// of `evidence`) lacks: the variants its families.json entry declares, else its family's
+/// registered built-in variants; and, when the built-in variants are known, for each variant
+/// of `present` that is neither declared nor a registered built-in variant of its family.
+void require_variants(FamilyReview& fr, const std::vector<std::string>& present,
+                      const std::string& evidence, const std::string& lacks,
+                      const ReviewOptions& options) {
+  const auto has = [](const std::vector<std::string>& names, const std::string& v) {
+    return std::find(names.begin(), names.end(), v) != names.end();
+  };
+  std::vector<std::string> builtin;
+  if (options.builtin_variants) {
+    const auto it = options.builtin_variants->find(fr.kernel_family);
+    if (it != options.builtin_variants->end()) builtin = it->second;
+  }
   for (const auto& v : fr.declared_variants) {
-    if (std::find(present.begin(), present.end(), v) == present.end()) {
+    if (!has(present, v)) {
       fr.problems.push_back(evidence + " " + lacks + " " + v +
                             ", which kernels/families.json assigns to " + fr.family);
     }
   }
+  if (!options.builtin_variants) return;
+  if (fr.declared_variants.empty()) {
+    for (const auto& v : builtin) {
+      if (!has(present, v)) {
+        fr.problems.push_back(evidence + " " + lacks + " " + v + ", a registered built-in " +
+                              fr.kernel_family + " variant");
+      }
+    }
+  }
+  std::vector<std::string> reported;
+  for (const auto& v : present) {
+    if (has(fr.declared_variants, v) || has(builtin, v) || has(reported, v)) continue;
+    reported.push_back(v);
+    fr.problems.push_back(evidence + " has a result for " + v + ", which is neither a registered " +
+                          fr.kernel_family + " variant nor declared in kernels/families.json");
+  }
+}
+
+/// Adds a problem to `fr` for each field of `rec` that a reviewer cannot trust: an empty
+/// device or tool version, a date that is not ISO 8601 UTC, a quick variant (fewer cases than
+/// a full run), goldens that failed in the recording run.
+void require_record_fields(FamilyReview& fr, const VerificationRecord& rec) {
+  const std::string name = "verification record " + fr.verification_path;
+  if (rec.device.empty()) fr.problems.push_back(name + ": empty 'device'");
+  if (!is_iso8601_utc(rec.date)) {
+    fr.problems.push_back(name + ": 'date' \"" + rec.date +
+                          "\" is not an ISO 8601 UTC time (YYYY-MM-DDTHH:MM:SSZ)");
+  }
+  if (rec.tool_version.empty()) fr.problems.push_back(name + ": empty 'tool_version'");
+  for (const auto& v : rec.variants) {
+    if (v.quick()) {
+      fr.problems.push_back(name + ": " + v.variant + " ran " + std::to_string(v.cases) +
+                            " cases, fewer than the " + std::to_string(kDefaultCasesPerVariant) +
+                            " of a full run ('quick'): re-record it with `pagecheck verify "
+                            "--record` and the default --cases");
+    }
+  }
+  if (rec.golden.ran && !rec.golden.passed()) {
+    fr.problems.push_back(name + ": the goldens (" + rec.golden.dir +
+                          ") failed in the recording run (exit " +
+                          std::to_string(rec.golden.exit_status) + ")");
+  }
 }
 
 /// Checks the current verification record of `fr`.
-void check_verification(const std::string& repo, FamilyReview& fr) {
+void check_verification(const std::string& repo, FamilyReview& fr, const ReviewOptions& options) {
   const std::string path = verification_record_path(repo, fr.family, fr.hash);
   fr.verification_path = rel(repo, path);
   std::error_code ec;
@@ -63,8 +116,10 @@ void check_verification(const std::string& repo, FamilyReview& fr) {
   }
   std::vector<std::string> verified;
   for (const auto& v : rec.variants) verified.push_back(v.variant);
-  require_declared_variants(fr, verified, "verification record " + fr.verification_path,
-                            "has no result for");
+  require_variants(fr, verified, "verification record " + fr.verification_path, "has no result for",
+                   options);
+  require_record_fields(fr, rec);
+  fr.verification = rec;
   fr.verification_present = true;
   fr.verification_passed = rec.passed();
   fr.verification_summary = rec.summary();
@@ -86,7 +141,8 @@ void check_identity(const bench::BenchReport& r, const std::string& origin, cons
 }
 
 /// Checks the current bandwidth report; returns it when present.
-std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, FamilyReview& fr) {
+std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, FamilyReview& fr,
+                                                  const ReviewOptions& options) {
   const std::string path = bandwidth_report_path(repo, fr.family, fr.hash);
   fr.bandwidth_path = rel(repo, path);
   std::error_code ec;
@@ -101,8 +157,16 @@ std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, Famil
   bench::BenchReport r = bench::read_report(path);
   check_identity(r, path, fr, fr.hash);
   fr.bandwidth_present = true;
-  require_declared_variants(fr, r.variants, "bandwidth report " + fr.bandwidth_path,
-                            "has no rows for");
+  std::vector<std::string> measured = r.variants;
+  for (const auto& sr : r.shapes) {
+    for (const auto& v : sr.variants) {
+      if (std::find(measured.begin(), measured.end(), v.variant) == measured.end()) {
+        measured.push_back(v.variant);
+      }
+    }
+  }
+  require_variants(fr, measured, "bandwidth report " + fr.bandwidth_path, "has no rows for",
+                   options);
   fr.bandwidth_device = r.environment.device;
   for (const auto& sr : r.shapes) {
     for (const auto& v : sr.variants) {
@@ -158,6 +222,12 @@ ReviewResult run_review(const ReviewOptions& options) {
   result.repo = options.repo;
   result.threshold = options.threshold;
   const std::vector<FamilySources> families = load_family_sources(options.repo);
+  check_builtin_families(options.repo, families, options.kernel_families);
+  if (!options.builtin_variants) {
+    result.notes.push_back(
+        "registered built-in variants not checked: this pagecheck has no "
+        "built-in kernels (a build without CUDA)");
+  }
   result.head = git_head(options.repo).value_or("");
   result.dirty = !result.head.empty() && git_dirty(options.repo);
 
@@ -184,8 +254,8 @@ ReviewResult run_review(const ReviewOptions& options) {
     const FamilyHash current = working_tree_hash(options.repo, family);
     fr.hash = current.hash;
     fr.sources = current.files;
-    check_verification(options.repo, fr);
-    const auto report = check_bandwidth(options.repo, fr);
+    check_verification(options.repo, fr, options);
+    const auto report = check_bandwidth(options.repo, fr, options);
     if (options.base) {
       const FamilySources* then = nullptr;
       for (const auto& f : base_families) {

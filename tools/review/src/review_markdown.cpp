@@ -13,6 +13,24 @@ std::string escape_cell(std::string s) {
   for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c == '\n' ? ' ' : c);
   return out;
 }
+
+/// "goldens: 35 passed; sanitizer: memcheck; tree dirty" for the verification cell.
+std::string conditions(const VerificationRecord& r) {
+  std::string s = "goldens: ";
+  if (!r.golden.ran) {
+    s += "not run";
+  } else {
+    s += std::to_string(r.golden.goldens) + (r.golden.passed() ? " passed" : " **failed**");
+  }
+  s += "; sanitizer: ";
+  if (!r.sanitizer.ran) s += "not run";
+  for (std::size_t i = 0; i < r.sanitizer.tools.size(); ++i) {
+    s += (i ? "+" : "") + r.sanitizer.tools[i];
+  }
+  if (r.git_dirty) s += "; recorded from a dirty tree";
+  return s;
+}
+
 }  // namespace
 
 std::string render_review_markdown(const ReviewResult& r) {
@@ -42,6 +60,7 @@ std::string render_review_markdown(const ReviewResult& r) {
     } else {
       os << (f.verification_passed ? "passed: " : "**failed**: ")
          << escape_cell(f.verification_summary) << " on " << escape_cell(f.verification_device);
+      if (f.verification) os << " (" << escape_cell(conditions(*f.verification)) << ")";
     }
     os << " | ";
     if (f.bandwidth_present) {
@@ -71,10 +90,11 @@ std::string render_review_markdown(const ReviewResult& r) {
     }
     os << "\n";
   }
-  bool any_note = false;
+  bool any_note = !r.notes.empty();
   for (const auto& f : r.families) any_note = any_note || !f.notes.empty();
   if (any_note) {
     os << "### Notes\n\n";
+    for (const auto& n : r.notes) os << "- " << n << "\n";
     for (const auto& f : r.families) {
       for (const auto& n : f.notes) os << "- `" << f.family << "`: " << n << "\n";
     }

@@ -18,6 +18,7 @@ bench::ProcessResult pagecheck(std::vector<std::string> args) {
 
 TEST(ReviewCli, ExitStatusesFollowTheEvidence) {
   ScratchRepo repo;
+  testing::use_registered_variants(repo, PAGECHECK_EXE);
   repo.record_all({10, 20});
   repo.commit("base");
   const std::string md = repo.root() + "/review.md";
@@ -91,7 +92,7 @@ TEST(ReviewCli, RecordingAPluginVariantNeedsAnEntryThatHoldsIt) {
 
   // With an entry holding the plugin's variant the recording run is accepted (without a GPU,
   // verify checks the CPU reference only and records nothing).
-  repo.write("kernels/families.json", R"({"families": [
+  repo.write("kernels/families.json", R"({"schema": "pagecheck.families/1", "families": [
     {"name": "gather_cached_kv", "sources": ["kernels/src/copy/*.cu", "kernels/include/*.h"]},
     {"name": "test_plugin", "family": "gather_cached_kv", "variants": ["test_plugin_gather"],
      "sources": ["kernels/include/*.h"]}]})");

@@ -11,24 +11,74 @@ namespace {
 
 using testing::ScratchRepo;
 
+/// The EvidenceError message parse_family_sources gives for `text` ("" when it parses).
+std::string parse_error(const std::string& text) {
+  try {
+    parse_family_sources(text, "kernels/families.json");
+  } catch (const EvidenceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Families, SchemaIsRequiredAndChecked) {
+  const std::string families = R"("families": [{"name": "a", "sources": ["x"]}])";
+  EXPECT_EQ(parse_error("{\"schema\": \"pagecheck.families/1\", " + families + "}"), "");
+  EXPECT_NE(parse_error("{" + families + "}").find("kernels/families.json: missing 'schema'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("{\"schema\": \"pagecheck.families/2\", " + families + "}")
+                .find("kernels/families.json: unknown schema \"pagecheck.families/2\""),
+            std::string::npos);
+  EXPECT_NE(parse_error("{\"schema\": 1, " + families + "}").find("unknown schema 1"),
+            std::string::npos);
+}
+
+TEST(Families, EmptyListIsRefused) {
+  EXPECT_NE(parse_error(R"({"schema": "pagecheck.families/1", "families": []})")
+                .find("kernels/families.json: 'families' is empty"),
+            std::string::npos);
+}
+
+TEST(Families, GlobsMustStayInsideTheRepository) {
+  for (const char* bad : {"../*", "..", "kernels/../../x", "a/..", "/etc/*", "kernels/../*"}) {
+    const std::string text = std::string(R"({"schema": "pagecheck.families/1", "families": [)") +
+                             R"({"name": "a", "sources": [")" + bad + R"("]}]})";
+    EXPECT_NE(parse_error(text).find("kernels/families.json: families[0]: source glob '" +
+                                     std::string(bad) + "' reaches outside the repository"),
+              std::string::npos)
+        << bad << ": " << parse_error(text);
+  }
+  for (const char* ok : {"..x/*", "a/..b", "kernels/src/*", "x..", "./a"}) {
+    EXPECT_TRUE(glob_inside_repository(ok)) << ok;
+  }
+}
+
 TEST(Families, ParseErrorsNameTheFileAndEntry) {
   EXPECT_THROW(parse_family_sources("{", "f.json"), EvidenceError);
-  EXPECT_THROW(parse_family_sources(R"({"families": {}})", "f.json"), EvidenceError);
+  EXPECT_THROW(
+      parse_family_sources(R"({"schema": "pagecheck.families/1", "families": {}})", "f.json"),
+      EvidenceError);
   try {
-    parse_family_sources(R"({"families": [{"name": "a", "sources": []}]})", "f.json");
+    parse_family_sources(
+        R"({"schema": "pagecheck.families/1", "families": [{"name": "a", "sources": []}]})",
+        "f.json");
     FAIL() << "empty sources accepted";
   } catch (const EvidenceError& e) {
     EXPECT_NE(std::string(e.what()).find("f.json: families[0]"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(parse_family_sources(R"({"families": [{"name": "a", "sources": ["/abs"]}]})", "f"),
-               EvidenceError);
   EXPECT_THROW(
       parse_family_sources(
-          R"({"families": [{"name": "a", "sources": ["x"]}, {"name": "a", "sources": ["y"]}]})",
+          R"({"schema": "pagecheck.families/1", "families": [{"name": "a", "sources": ["/abs"]}]})",
           "f"),
       EvidenceError);
-  const auto ok =
-      parse_family_sources(R"({"families": [{"name": "a", "sources": ["x/*.cu", "y.h"]}]})", "f");
+  EXPECT_THROW(
+      parse_family_sources(
+          R"({"schema": "pagecheck.families/1", "families": [{"name": "a", "sources": ["x"]}, {"name": "a", "sources": ["y"]}]})",
+          "f"),
+      EvidenceError);
+  const auto ok = parse_family_sources(
+      R"({"schema": "pagecheck.families/1", "families": [{"name": "a", "sources": ["x/*.cu", "y.h"]}]})",
+      "f");
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_EQ(ok[0].patterns.size(), 2u);
   EXPECT_THROW(find_family(ok, "b", "f"), EvidenceError);

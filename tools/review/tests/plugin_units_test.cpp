@@ -16,9 +16,11 @@ using testing::ScratchRepo;
 /// "p") beside the built-in families.
 void add_plugin_unit(const ScratchRepo& repo) {
   repo.write("kernels/families.json", R"({
+  "schema": "pagecheck.families/1",
   "families": [
     {"name": "gather_cached_kv", "sources": ["kernels/src/copy/*.cu", "kernels/include/*.h"]},
     {"name": "paged_attention", "sources": ["kernels/src/attention/*", "kernels/include/*.h"]},
+    {"name": "reshape_and_cache", "sources": ["kernels/src/reshape/*", "kernels/include/*.h"]},
     {"name": "my_gather", "family": "gather_cached_kv", "variants": ["p"],
      "sources": ["plugin/*.cu", "kernels/include/*.h"]}
   ]
@@ -74,7 +76,7 @@ ReviewResult review(const ScratchRepo& repo) {
 }
 
 TEST(PluginUnits, ParsedWithFamilyAndVariants) {
-  const auto units = parse_family_sources(R"({"families": [
+  const auto units = parse_family_sources(R"({"schema": "pagecheck.families/1", "families": [
     {"name": "gather_cached_kv", "sources": ["k/*"]},
     {"name": "mine", "family": "gather_cached_kv", "variants": ["p", "q"], "sources": ["m/*"]}]})",
                                           "f.json");
@@ -96,7 +98,8 @@ TEST(PluginUnits, ParsedWithFamilyAndVariants) {
 TEST(PluginUnits, AmbiguousOrMalformedEntriesAreRejectedNamingTheEntry) {
   const auto rejects = [](const std::string& families, const std::string& fragment) {
     try {
-      parse_family_sources(R"({"families": [)" + families + "]}", "f.json");
+      parse_family_sources(R"({"schema": "pagecheck.families/1", "families": [)" + families + "]}",
+                           "f.json");
       ADD_FAILURE() << "accepted: " << families;
     } catch (const EvidenceError& e) {
       EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();

@@ -1,12 +1,15 @@
 #pragma once
-/// A throw-away git repository with a minimal fake kernel tree, for review tests: two families
-/// (gather_cached_kv -> kernels/src/copy/*, paged_attention -> kernels/src/attention/*), and
-/// helpers to record evidence the way the tools do.
+/// A throw-away git repository with a minimal fake kernel tree, for review tests: the three
+/// built-in families (gather_cached_kv -> kernels/src/copy/*, paged_attention ->
+/// kernels/src/attention/*, reshape_and_cache -> kernels/src/reshape/*), each with variants "a"
+/// and "b" unless set_variants says otherwise, and helpers to record evidence the way the tools
+/// do.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,13 +50,19 @@ class ScratchRepo {
   "schema": "pagecheck.families/1",
   "families": [
     {"name": "gather_cached_kv", "sources": ["kernels/src/copy/*.cu", "kernels/include/*.h"]},
-    {"name": "paged_attention", "sources": ["kernels/src/attention/*", "kernels/include/*.h"]}
+    {"name": "paged_attention", "sources": ["kernels/src/attention/*", "kernels/include/*.h"]},
+    {"name": "reshape_and_cache", "sources": ["kernels/src/reshape/*", "kernels/include/*.h"]}
   ]
 })");
     write("kernels/include/plugin.h", "/* fake ABI */\n");
     write("kernels/src/copy/gather.cu", "__global__ void gather() {}\n");
     write("kernels/src/attention/attention.cu", "__global__ void attention() {}\n");
+    write("kernels/src/reshape/reshape.cu", "__global__ void reshape() {}\n");
+    for (const char* f : kFamilies) variants_[f] = {"a", "b"};
   }
+  /// The kernel families of the fake tree (pagecheck's built-in families).
+  static constexpr const char* kFamilies[] = {"gather_cached_kv", "paged_attention",
+                                              "reshape_and_cache"};
   ~ScratchRepo() { fs::remove_all(root_); }
   ScratchRepo(const ScratchRepo&) = delete;
   ScratchRepo& operator=(const ScratchRepo&) = delete;
@@ -102,25 +111,38 @@ class ScratchRepo {
     r.git_revision = "test";
     r.tool_version = "pagecheck test";
     const int64_t n = kDefaultCasesPerVariant;
-    r.variants.push_back(entry("a", n, 1, n, 0, 0));
-    r.variants.push_back(entry("b", n, 1, n - failed, failed, 0));
+    const std::vector<std::string>& names = variants_.at(family);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const int64_t f = i + 1 == names.size() ? failed : 0;  // failures in the last variant
+      r.variants.push_back(entry(names[i], n, 1, n - f, f, 0));
+    }
     return write_verification_record(root(), r, false);
   }
-  /// Writes a bandwidth report for the family's current hash with one variant "a" timed at
-  /// `medians` (microseconds, noise 1%).
+  /// Writes a bandwidth report for the family's current hash with its first variant ("a")
+  /// timed at `medians` (microseconds, noise 1%), and the others 1.5x slower.
   std::string record_bandwidth(const std::string& family,
                                const std::vector<double>& medians) const {
-    std::vector<bench::testing::Timing> t;
-    for (double m : medians) t.push_back({m, 0.01});
+    std::vector<std::vector<bench::testing::Timing>> t(variants_.at(family).size());
+    for (std::size_t v = 0; v < t.size(); ++v) {
+      for (double m : medians) t[v].push_back({v == 0 ? m : 1.5 * m, 0.01});
+    }
     const std::string h = hash(family);
     const std::string path = bandwidth_report_path(root(), family, h);
     fs::create_directories(fs::path(path).parent_path());
-    bench::write_report(bench::testing::make_report(family, h, {"a"}, {t}), path);
+    bench::write_report(bench::testing::make_report(family, h, variants_.at(family), t), path);
     return path;
   }
-  /// Both kinds of evidence for both families.
+  /// Sets the variant names the records and reports of `family` hold (default "a", "b").
+  void set_variants(const std::string& family, std::vector<std::string> names) {
+    variants_[family] = std::move(names);
+  }
+  /// The variant names the records and reports of `family` hold.
+  const std::vector<std::string>& variants(const std::string& family) const {
+    return variants_.at(family);
+  }
+  /// Both kinds of evidence for every family.
   void record_all(const std::vector<double>& medians) const {
-    for (const char* f : {"gather_cached_kv", "paged_attention"}) {
+    for (const char* f : kFamilies) {
       record_verification(f);
       record_bandwidth(f, medians);
     }
@@ -128,6 +150,29 @@ class ScratchRepo {
 
  private:
   fs::path root_;
+  std::map<std::string, std::vector<std::string>> variants_;
 };
+
+/// The registered built-in variant names per family, from `<pagecheck> list --json` (as
+/// `pagecheck review` sees them); empty when that build has no built-in kernels.
+inline std::map<std::string, std::vector<std::string>> registered_variants(
+    const std::string& pagecheck) {
+  const bench::ProcessResult p = bench::run_process({pagecheck, "list", "--json"});
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  const nlohmann::json j = nlohmann::json::parse(p.out);
+  std::map<std::string, std::vector<std::string>> out;
+  if (!j.at("cuda_kernels").get<bool>()) return out;
+  for (const auto& v : j.at("variants")) {
+    if (v.at("origin") == "builtin") out[v.at("family")].push_back(v.at("name"));
+  }
+  return out;
+}
+
+/// Makes `repo`'s records and reports hold the registered built-in variants of each family.
+inline void use_registered_variants(ScratchRepo& repo, const std::string& pagecheck) {
+  for (const auto& [family, names] : registered_variants(pagecheck)) {
+    repo.set_variants(family, names);
+  }
+}
 
 }  // namespace pagecheck::review::testing

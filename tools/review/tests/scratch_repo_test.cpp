@@ -40,7 +40,7 @@ TEST(ReviewScratch, RecordedEvidenceForEveryFamilyPasses) {
   repo.commit("kernels with evidence");
   const ReviewResult r = review(repo);
   EXPECT_EQ(r.exit_code(), 0) << all_problems(r);
-  ASSERT_EQ(r.families.size(), 2u);
+  ASSERT_EQ(r.families.size(), 3u);
   EXPECT_TRUE(family(r, "gather_cached_kv").verification_passed);
   EXPECT_TRUE(family(r, "gather_cached_kv").bandwidth_present);
   EXPECT_EQ(family(r, "gather_cached_kv").sources,
@@ -82,7 +82,7 @@ TEST(ReviewScratch, KernelEditWithNewRecordsPassesAndComparesWithTheBase) {
   EXPECT_EQ(r.exit_code(), 0) << all_problems(r);
   const FamilyReview& g = family(r, "gather_cached_kv");
   ASSERT_TRUE(g.comparison.has_value());
-  ASSERT_EQ(g.comparison->rows.size(), 2u);
+  ASSERT_EQ(g.comparison->rows.size(), 4u);  // variants a and b, two shapes each
   EXPECT_EQ(g.comparison->rows[0].verdict, bench::Verdict::kFaster);
   EXPECT_EQ(g.comparison->rows[1].verdict, bench::Verdict::kSame);
   EXPECT_FALSE(family(r, "paged_attention").comparison.has_value());  // unchanged
@@ -103,7 +103,7 @@ TEST(ReviewScratch, RecordedRegressionFailsUnlessTheThresholdAllowsIt) {
   EXPECT_EQ(r.exit_code(), 1);
   const FamilyReview& a = family(r, "paged_attention");
   ASSERT_TRUE(a.comparison.has_value());
-  EXPECT_EQ(a.comparison->regressions(), 1);
+  EXPECT_EQ(a.comparison->regressions(), 2);  // variants a and b on the second shape
   ASSERT_EQ(a.problems.size(), 1u);
   EXPECT_NE(a.problems[0].find("slower"), std::string::npos) << a.problems[0];
   EXPECT_EQ(review(repo, "HEAD~1", 0.5).exit_code(), 0);
@@ -196,12 +196,12 @@ TEST(ReviewScratch, UnknownBaseRevisionIsBadInput) {
 
 TEST(ReviewScratch, FamilyNewSinceTheBaseNeedsEvidenceButNoComparison) {
   ScratchRepo repo;
-  repo.write("kernels/families.json", R"({"families": [
+  repo.write("kernels/families.json", R"({"schema": "pagecheck.families/1", "families": [
     {"name": "gather_cached_kv", "sources": ["kernels/src/copy/*.cu", "kernels/include/*.h"]}]})");
   repo.record_verification("gather_cached_kv");
   repo.record_bandwidth("gather_cached_kv", {10});
   repo.commit("base: gather only");
-  repo.write("kernels/families.json", R"({"families": [
+  repo.write("kernels/families.json", R"({"schema": "pagecheck.families/1", "families": [
     {"name": "gather_cached_kv", "sources": ["kernels/src/copy/*.cu", "kernels/include/*.h"]},
     {"name": "paged_attention", "sources": ["kernels/src/attention/*", "kernels/include/*.h"]}]})");
   repo.record_verification("paged_attention");

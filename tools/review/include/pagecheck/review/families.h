@@ -24,6 +24,8 @@ namespace pagecheck::review {
 
 /// Path of the family list relative to the repository root.
 inline constexpr const char* kFamiliesFile = "kernels/families.json";
+/// Its schema tag (required).
+inline constexpr const char* kFamiliesSchema = "pagecheck.families/1";
 
 /// Bad evidence or configuration (unreadable, corrupt, inconsistent); the message names the
 /// file. Derives from std::invalid_argument: the CLI exits 2 on it.
@@ -43,7 +45,12 @@ struct FamilySources {
   const std::string& kernel_family() const { return family.empty() ? name : family; }
 };
 
-/// Parses the text of a families file; throws EvidenceError naming `origin` and the field.
+/// True when `pattern` names only paths inside the repository: relative, no ".." component.
+bool glob_inside_repository(const std::string& pattern);
+
+/// Parses the text of a families file; throws EvidenceError naming `origin` and the problem: a
+/// missing or unknown "schema" (kFamiliesSchema), an empty "families", a source glob that
+/// reaches outside the repository (glob_inside_repository), a bad or duplicate entry.
 std::vector<FamilySources> parse_family_sources(const std::string& text, const std::string& origin);
 /// Reads <repo>/kernels/families.json; throws EvidenceError naming the path.
 std::vector<FamilySources> load_family_sources(const std::string& repo);
@@ -76,6 +83,18 @@ std::vector<std::string> match_paths(const std::vector<std::string>& patterns,
 /// sorted). Directories named .git or build* are not searched.
 std::vector<std::string> resolve_sources(const std::string& repo,
                                          const std::vector<std::string>& patterns);
+
+/// True when `repo` holds pagecheck's own built-in kernels: `units` has an entry without
+/// "variants" (one holding a family's built-in variants), or kernels/src/builtin_variants.*
+/// exists (the built-in variant descriptors). A plugin's repository has neither.
+bool holds_builtin_kernels(const std::string& repo, const std::vector<FamilySources>& units);
+
+/// Throws EvidenceError naming <repo>/kernels/families.json when an entry's kernel family is
+/// not one of `kernel_families` (the families pagecheck implements), or when the repository
+/// holds the built-in kernels (holds_builtin_kernels) but a family of `kernel_families` has
+/// no entry without "variants". An empty `kernel_families` checks nothing.
+void check_builtin_families(const std::string& repo, const std::vector<FamilySources>& units,
+                            const std::vector<std::string>& kernel_families);
 
 /// The repository root: the first of `start` and its parents that holds kernels/families.json,
 /// else `fallback`.
