@@ -306,7 +306,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--reproduce", o->reproduce, "Replay a failure artefact (HDF5)")
       ->type_name("FILE");
   cmd->add_flag("--golden", o->golden, "Also run every variant on every golden fixture");
-  cmd->add_option("--golden-dir", o->golden_dir, "Golden directory for --golden")->type_name("DIR");
+  cmd->add_option("--golden-dir", o->golden_dir,
+                  "Golden directory for --golden (default: $PAGECHECK_FIXTURES_DIR/golden when "
+                  "set, else fixtures/golden of the repository found from the current directory)")
+      ->type_name("DIR");
   cmd->add_option("--plugin", o->plugins, "Also verify the variants of a plugin library")
       ->type_name("LIB");
   cmd->add_option("--jobs", o->jobs, "Parallel worker processes (0: automatic)")

@@ -109,6 +109,8 @@ else
   expect 2 "regen of a read-only folder" -- "${as_user[@]}" "$pagecheck" golden regen --dir "$outside/ro" pa_ctx1_f16_h128_b16
   says "$outside/ro" "read-only folder named"
   says "not writable" "read-only folder: why"
+  expect 2 "check --json into a read-only folder" -- "${as_user[@]}" "$pagecheck" golden check --dir "$outside/ro" --json "$outside/ro/r.json"
+  says "--json: cannot create '$outside/ro/r.json'" "read-only --json folder named"
 fi
 
 # Help footers.
