@@ -63,8 +63,8 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
     throw std::invalid_argument("--dir: not a directory: " + options.dir);
   }
   if (access(options.dir.c_str(), W_OK | X_OK) != 0) {
-    throw std::invalid_argument(options.dir + ": golden directory is not writable: " +
-                                std::strerror(errno));
+    throw std::invalid_argument(options.dir +
+                                ": golden directory is not writable: " + std::strerror(errno));
   }
   std::vector<const CaseDefinition*> selected;
   for (const std::string& name : options.cases) selected.push_back(&find_case(name));
