@@ -15,14 +15,6 @@ const VariantRegistry& builtin_registry() {
   return *registry;
 }
 
-std::vector<double> decode(DType dtype, const std::vector<std::byte>& raw) {
-  const std::size_t n = raw.size() / dtype_size(dtype);
-  std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i)
-    out[i] = load_element(dtype, raw.data(), static_cast<int64_t>(i));
-  return out;
-}
-
 std::string byte_difference(const std::vector<std::byte>& expected,
                             const std::vector<std::byte>& actual, std::size_t elem) {
   if (expected.size() != actual.size()) {

@@ -16,9 +16,6 @@ namespace pagecheck::gpu_test {
 /// A registry holding the built-in variants (empty in a build without CUDA).
 const VariantRegistry& builtin_registry();
 
-/// Decodes raw storage elements to double.
-std::vector<double> decode(DType dtype, const std::vector<std::byte>& raw);
-
 /// Empty when `actual` equals `expected` byte for byte, else "N of M elements differ, first at
 /// element I: expected 0x.. got 0x..".
 std::string byte_difference(const std::vector<std::byte>& expected,

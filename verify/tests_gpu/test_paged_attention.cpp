@@ -7,9 +7,9 @@
 #include "case_builder.h"
 #include "fixed_cases.h"
 #include "gpu_test_support.h"
-#include "pagecheck/reference/error_metrics.h"
 #include "pagecheck/reference/paged_attention.h"
-#include "tolerance.h"
+#include "pagecheck/verify/attention_comparison.h"
+#include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::gpu_test {
 namespace {
@@ -25,7 +25,7 @@ TEST_P(PagedAttentionFixed, EveryVariantMatchesReference) {
   const AttentionCase& c = GetParam();
   const ref::PagedAttentionProblem p = build_attention_problem(c);
   const ref::PagedAttentionResult expected = ref::paged_attention(p);
-  const double tolerance = attention_tolerance(c.dtype, max_abs_value(p));
+  const std::vector<double> tolerance = verify::attention_tolerance(p, expected);
   verify::DeviceRunOptions options;
   options.attention_out_layout = attention_out_layout(c);
   const auto variants = builtin_registry().family(PC_FAMILY_PAGED_ATTENTION);
@@ -41,10 +41,9 @@ TEST_P(PagedAttentionFixed, EveryVariantMatchesReference) {
     ASSERT_EQ(run.outcome.disposition, verify::LaunchDisposition::kLaunched)
         << disposition_name(run.outcome.disposition) << ": " << run.outcome.message;
     EXPECT_TRUE(run.outcome.guards_intact) << run.outcome.guard_report;
-    const ref::ErrorMetrics m = ref::compare(expected.out, decode(c.dtype, run.out),
-                                             {p.num_seqs, p.num_heads, p.head_size()}, 1e-3);
-    EXPECT_EQ(m.num_nonfinite, 0) << m.to_string();
-    EXPECT_LE(m.max_abs, tolerance) << m.to_string() << " (tolerance " << tolerance << ")";
+    const verify::AttentionComparison m =
+        verify::compare_attention(p, expected, tolerance, run.out);
+    EXPECT_TRUE(m.passed()) << m.describe();
   }
 }
 

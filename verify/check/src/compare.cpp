@@ -1,4 +1,4 @@
-/// Attention comparison within tolerance; bit-exact copy comparison with located mismatches.
+/// Bit-exact copy comparison with located mismatches.
 #include "pagecheck/verify/check/compare.h"
 
 #include <cmath>
@@ -10,10 +10,6 @@
 
 namespace pagecheck::verify::check {
 namespace {
-
-std::string coord_text(const std::array<int64_t, 3>& c) {
-  return "(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
-}
 
 uint32_t bits_at(const std::vector<std::byte>& buffer, int64_t index, std::size_t size) {
   uint32_t bits = 0;
@@ -95,58 +91,6 @@ void compare_buffer(const char* name, DType dtype, const std::vector<std::byte>&
 
 }  // namespace
 
-std::string AttentionComparison::describe() const {
-  std::ostringstream os;
-  os.precision(6);
-  if (passed()) {
-    os << "all " << metrics.count << " elements within tolerance (max error/tolerance " << max_ratio
-       << ")";
-  } else {
-    os << violations << " of " << metrics.count << " elements over tolerance";
-  }
-  os << "; worst (seq,head,dim)=" << coord_text(worst) << " expected " << worst_expected << " got "
-     << worst_actual << " tol " << worst_tolerance << "; max_abs=" << metrics.max_abs
-     << " max_rel=" << metrics.max_rel << " rel_norm=" << metrics.rel_norm;
-  if (metrics.num_nonfinite > 0) os << " (" << metrics.num_nonfinite << " non-finite)";
-  return os.str();
-}
-
-AttentionComparison compare_attention(const ref::PagedAttentionProblem& problem,
-                                      const ref::PagedAttentionResult& reference,
-                                      const std::vector<double>& tolerance,
-                                      const std::vector<std::byte>& actual) {
-  const int64_t hs = problem.head_size();
-  const int64_t count = problem.num_seqs * problem.num_heads * hs;
-  const std::size_t size = dtype_size(problem.dtype);
-  if (static_cast<int64_t>(actual.size()) != count * static_cast<int64_t>(size) ||
-      static_cast<int64_t>(tolerance.size()) != count ||
-      static_cast<int64_t>(reference.out.size()) != count) {
-    throw std::invalid_argument(
-        "compare_attention: output, tolerance or reference size differs "
-        "from num_seqs * num_heads * head_size = " +
-        std::to_string(count));
-  }
-  std::vector<double> got(count);
-  for (int64_t i = 0; i < count; ++i) got[i] = load_element(problem.dtype, actual.data(), i);
-  AttentionComparison c;
-  c.metrics = ref::compare(reference.out, got, {problem.num_seqs, problem.num_heads, hs}, 1e-3);
-  c.max_ratio = -1;
-  for (int64_t i = 0; i < count; ++i) {
-    const double err = std::fabs(got[i] - reference.out[i]);
-    const double ratio =
-        std::isfinite(got[i]) ? err / tolerance[i] : std::numeric_limits<double>::infinity();
-    if (!(ratio <= 1.0)) ++c.violations;
-    if (ratio > c.max_ratio) {
-      c.max_ratio = ratio;
-      c.worst = {i / (problem.num_heads * hs), (i / hs) % problem.num_heads, i % hs};
-      c.worst_expected = reference.out[i];
-      c.worst_actual = got[i];
-      c.worst_tolerance = tolerance[i];
-    }
-  }
-  return c;
-}
-
 std::string CopyComparison::describe() const {
   if (passed()) return "all " + std::to_string(elements) + " elements bit-identical";
   return std::to_string(mismatches) + " of " + std::to_string(elements) +
@@ -173,23 +117,6 @@ CopyComparison compare_copy(const ref::CacheCopyProblem& expected, bool gather,
         [&](int64_t i) { return cache_position(expected.cache, false, i); }, out);
   }
   return out;
-}
-
-void to_json(nlohmann::json& j, const AttentionComparison& c) {
-  auto finite = [](double v) {
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-  };
-  j = nlohmann::json{{"max_abs", finite(c.metrics.max_abs)},
-                     {"max_rel", finite(c.metrics.max_rel)},
-                     {"rel_norm", finite(c.metrics.rel_norm)},
-                     {"nonfinite", c.metrics.num_nonfinite},
-                     {"max_ratio", finite(c.max_ratio)},
-                     {"worst", c.worst},
-                     {"worst_expected", c.worst_expected},
-                     {"worst_actual", finite(c.worst_actual)},
-                     {"worst_tolerance", c.worst_tolerance},
-                     {"violations", c.violations},
-                     {"elements", c.metrics.count}};
 }
 
 void to_json(nlohmann::json& j, const CopyComparison& c) {

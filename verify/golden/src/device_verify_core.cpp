@@ -10,7 +10,9 @@
 
 #include "manifest.h"
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/attention_comparison.h"
 #include "pagecheck/verify/golden.h"
+#include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::verify::golden {
 namespace {
@@ -44,41 +46,20 @@ std::string unsupported_reason(const VariantInfo& variant, const LoadedGolden& g
   return "";
 }
 
-/// "" when every attention output element is within attention_tolerance of the float64
-/// reference, otherwise a description of the failures.
-std::string compare_attention(const LoadedGolden& g, const std::vector<std::byte>& out) {
-  const ref::PagedAttentionProblem& p = g.attention;
-  double max_abs_value = 0;
-  const int64_t span = p.cache.value_span();
-  for (int64_t i = 0; i < span; ++i) {
-    const double v = load_element(p.dtype, p.value_cache.data(), i);
-    if (std::isfinite(v)) max_abs_value = std::max(max_abs_value, std::fabs(v));
-  }
-  const auto n = static_cast<int64_t>(g.expected_out_f64.size());
-  if (static_cast<int64_t>(out.size()) != n * static_cast<int64_t>(dtype_size(p.dtype))) {
+/// "" when every attention output element is within the harness's tolerance
+/// (verify/tolerance: attention_tolerance under the default precision model) of the golden's
+/// float64 reference output, otherwise the comparison's description.
+std::string compare_golden_attention(const LoadedGolden& g, const std::vector<std::byte>& out) {
+  ref::PagedAttentionResult expected;
+  expected.out = g.expected_out_f64;
+  const std::size_t want_bytes = expected.out.size() * dtype_size(g.attention.dtype);
+  if (out.size() != want_bytes) {
     return "output has " + std::to_string(out.size()) + " bytes, expected " +
-           std::to_string(n * static_cast<int64_t>(dtype_size(p.dtype)));
+           std::to_string(want_bytes);
   }
-  int64_t bad = 0;
-  int64_t worst = -1;
-  double worst_ratio = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double want = g.expected_out_f64[static_cast<std::size_t>(i)];
-    const double got = load_element(p.dtype, out.data(), i);
-    const double ratio = std::fabs(got - want) / attention_tolerance(p.dtype, want, max_abs_value);
-    if (ratio <= 1.0) continue;  // NaN fails
-    ++bad;
-    if (worst < 0 || !(ratio <= worst_ratio)) worst = i, worst_ratio = ratio;
-  }
-  if (bad == 0) return "";
-  const int64_t d = p.head_size();
-  std::ostringstream text;
-  text.precision(9);
-  text << bad << " of " << n << " elements beyond tolerance; worst (seq,head,dim)=("
-       << worst / (p.num_heads * d) << "," << (worst / d) % p.num_heads << "," << worst % d
-       << ") want " << g.expected_out_f64[static_cast<std::size_t>(worst)] << " got "
-       << load_element(p.dtype, out.data(), worst) << " (" << worst_ratio << "x tolerance)";
-  return text.str();
+  const std::vector<double> tolerance = attention_tolerance(g.attention, expected);
+  const AttentionComparison c = compare_attention(g.attention, expected, tolerance, out);
+  return c.passed() ? "" : c.describe();
 }
 
 /// "" when `got` equals `want` byte for byte, otherwise how many elements differ and where.
@@ -124,7 +105,7 @@ RunVerdict run_one(const GoldenRunner& runner, const VariantInfo& variant, const
       AttentionRun run = runner.paged_attention(variant, g.attention);
       outcome = run.outcome;
       if (outcome.disposition == LaunchDisposition::kLaunched) {
-        mismatch = compare_attention(g, run.out);
+        mismatch = compare_golden_attention(g, run.out);
       }
     } else {
       const bool gather = g.family == PC_FAMILY_GATHER_CACHED_KV;

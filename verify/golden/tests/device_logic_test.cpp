@@ -4,6 +4,7 @@
 /// must fail and name the golden and the variant; a run of nothing must fail.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/golden.h"
+#include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::verify::golden {
 namespace {
@@ -220,6 +222,49 @@ TEST(GoldenDeviceLogic, CorruptedAttentionOutputFailsNamingGoldenAndVariant) {
                        if (g.name == victim && v.name == "full")
                          corrupt(out, g.dtype, g.expected_out_f64.size() / 2);
                      });
+}
+
+/// Name of the first committed float32 paged-attention golden ("" when none): float32 storage
+/// can hold an output moved by a fraction of its tolerance.
+std::string first_float32_attention_golden() {
+  for (const LoadedGolden& g : goldens()) {
+    if (g.family == PC_FAMILY_PAGED_ATTENTION && g.dtype == DType::kFloat32) return g.name;
+  }
+  return "";
+}
+
+/// Moves output element `index` of `g` to expected + `factor` x its tolerance (the harness's
+/// one tolerance entry point, verify/tolerance).
+void move_by_tolerance(const LoadedGolden& g, std::vector<std::byte>& out, std::size_t index,
+                       double factor) {
+  ref::PagedAttentionResult expected;
+  expected.out = g.expected_out_f64;
+  const std::vector<double> tol = attention_tolerance(g.attention, expected);
+  const float moved = static_cast<float>(g.expected_out_f64.at(index) + factor * tol.at(index));
+  std::memcpy(out.data() + index * sizeof(float), &moved, sizeof moved);
+}
+
+TEST(GoldenDeviceLogic, AttentionIsJudgedByTheDerivedPerElementTolerance) {
+  const std::string victim = first_float32_attention_golden();
+  ASSERT_FALSE(victim.empty()) << "no float32 attention golden is committed";
+  for (double factor : {0.5, 1.5}) {
+    SCOPED_TRACE("error = " + std::to_string(factor) + " x tolerance");
+    VariantRegistry registry;
+    add_standard_fakes(registry);
+    const Result r =
+        run_with(registry,
+                 expected_runner([&](const LoadedGolden& g, const VariantInfo& v, DeviceRunOutcome&,
+                                     std::vector<std::byte>& out, std::vector<std::byte>&) {
+                   if (g.name == victim && v.name == "full") {
+                     move_by_tolerance(g, out, g.expected_out_f64.size() / 3, factor);
+                   }
+                 }));
+    EXPECT_EQ(r.code, factor < 1 ? 0 : 1) << r.text;
+    EXPECT_EQ(r.tally.failed, factor < 1 ? 0 : 1) << r.text;
+    if (factor > 1) {
+      EXPECT_NE(r.text.find("  FAIL " + victim + " / full: 1 of "), std::string::npos) << r.text;
+    }
+  }
 }
 
 TEST(GoldenDeviceLogic, NaNAttentionOutputFails) {

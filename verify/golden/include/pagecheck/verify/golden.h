@@ -66,16 +66,9 @@ LoadedGolden parse_golden(GoldenFile raw, const std::string& path);
 /// resolve_golden_dir (golden_dir.h).
 std::vector<std::string> list_goldens(const std::string& dir);
 
-/// Largest accepted |kernel - reference_f64| for one attention output element stored in
-/// `dtype`: 2 ulp of the dtype at |reference| (the final rounding plus one more) plus
-/// 4 eps(dtype) * max_abs_value (error of intermediates kept in the storage dtype, e.g. the
-/// softmax weights, against values of magnitude up to max_abs_value). eps = ulp(1): 2^-10
-/// float16, 2^-7 bfloat16, 2^-23 float32. Provisional; the verify issue may tighten it.
-double attention_tolerance(DType dtype, double reference, double max_abs_value);
-
 /// Runs every variant of `registry` on every golden of `dir` that it supports (dtype, head size,
 /// block size, ALiBi and padded-stride capabilities) on the current CUDA device: attention
-/// within attention_tolerance of the float64 reference, copies bit for bit over the whole
+/// within the tolerance of verify/tolerance (tolerance.h) of the float64 reference, copies bit for bit over the whole
 /// output buffers (so untouched rows and padding are checked too). Prints one line per
 /// golden with its variants' verdicts and a summary to `out` (see verify_goldens_with, which it
 /// calls with device_golden_runner()). Returns 0 when every run passed, 1 when one failed or
@@ -113,7 +106,7 @@ struct GoldenTally {
 
 /// The device-independent part of verify_goldens_on_device: lists and loads the goldens of
 /// `dir`, skips the variants that do not declare what a golden needs, runs the rest through
-/// `runner` and compares (attention within attention_tolerance of the float64 reference,
+/// `runner` and compares (attention within the tolerance of verify/tolerance of the float64 reference,
 /// copies bit for bit). Prints one line per golden with each variant's verdict, one line per
 /// failed run naming golden and variant ("FAIL <golden> / <variant>: <what>"), and a summary.
 /// Returns 0 when every run passed and at least one golden ran; 1 when a run failed, or when
@@ -128,7 +121,6 @@ int verify_goldens_with(const VariantRegistry& registry, const std::string& dir,
 
 namespace pagecheck::verify {
 // The entry points under the names the brief uses.
-using golden::attention_tolerance;
 using golden::load_golden;
 using golden::verify_goldens_on_device;
 }  // namespace pagecheck::verify

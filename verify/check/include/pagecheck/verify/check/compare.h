@@ -1,6 +1,7 @@
 #pragma once
-/// Comparisons of a kernel's outputs with the reference: attention within the derived
-/// tolerance, copies bit for bit over whole buffers (padding and untouched rows included).
+/// Comparisons of a kernel's outputs with the reference: copies bit for bit over whole buffers
+/// (padding and untouched rows included). Attention comparisons live in verify/tolerance
+/// (attention_comparison.h), shared with the golden checks and the GPU tests.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -11,32 +12,13 @@
 #include "pagecheck/reference/error_metrics.h"
 #include "pagecheck/reference/paged_attention.h"
 #include "pagecheck/reference/problems.h"
-#include "pagecheck/verify/check/tolerance.h"
+#include "pagecheck/verify/attention_comparison.h"
+#include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::verify::check {
 
-/// Attention output against the float64 reference.
-struct AttentionComparison {
-  ref::ErrorMetrics metrics;  ///< max abs, max rel, norm error, worst (seq, head, dim)
-  double max_ratio = 0;       ///< max |actual - expected| / tol (infinite for NaN)
-  std::array<int64_t, 3> worst{-1, -1, -1};  ///< (seq, head, dim) of max_ratio
-  double worst_expected = 0;                 ///< reference value there
-  double worst_actual = 0;                   ///< kernel value there
-  double worst_tolerance = 0;                ///< tolerance there
-  int64_t violations = 0;                    ///< elements over their tolerance (or not finite)
-  /// True when every element is finite and within its tolerance.
-  bool passed() const { return violations == 0; }
-  /// "12 of 4096 elements over tolerance; worst (seq,head,dim)=(…) expected … got … tol …
-  ///  (ratio …); max_abs … max_rel … rel_norm …".
-  std::string describe() const;
-};
-
-/// Compares a densely packed storage output [num_seqs, num_heads, head_size] with the
-/// reference. `tolerance` comes from attention_tolerance().
-AttentionComparison compare_attention(const ref::PagedAttentionProblem& problem,
-                                      const ref::PagedAttentionResult& reference,
-                                      const std::vector<double>& tolerance,
-                                      const std::vector<std::byte>& actual);
+using verify::AttentionComparison;
+using verify::compare_attention;
 
 /// Bit-exact comparison of the output buffers of a copy kernel.
 struct CopyComparison {
@@ -55,7 +37,6 @@ CopyComparison compare_copy(const ref::CacheCopyProblem& expected, bool gather,
                             const std::vector<std::byte>& first,
                             const std::vector<std::byte>& second);
 
-void to_json(nlohmann::json& j, const AttentionComparison& c);
 void to_json(nlohmann::json& j, const CopyComparison& c);
 
 }  // namespace pagecheck::verify::check

@@ -1,16 +1,17 @@
 /// The attention error model of docs/tolerances.md, evaluated per output element.
-#include "pagecheck/verify/check/tolerance.h"
+#include "pagecheck/verify/tolerance.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
-namespace pagecheck::verify::check {
+namespace pagecheck::verify {
 namespace {
 
 /// Significand bits including the implicit one, and the smallest normal exponent.
@@ -104,6 +105,15 @@ void group_tolerance(const ref::PagedAttentionProblem& p, const ref::PagedAttent
 
 }  // namespace
 
+std::string ToleranceModel::describe() const {
+  char text[160];
+  std::snprintf(text, sizeof text, "%s (c_mid=%g, c_exp=%g, c_arg=%g, safety=%g)",
+                c_mid == 0 ? "float32 accumulation, one final rounding"
+                           : "float32 accumulation, intermediates rounded to the storage dtype",
+                c_mid, c_exp, c_arg, safety);
+  return text;
+}
+
 double unit_roundoff(DType dtype) {
   return std::ldexp(1.0, -precision_bits(dtype));
 }
@@ -155,4 +165,4 @@ std::vector<double> attention_tolerance(const ref::PagedAttentionProblem& p,
   return tol;
 }
 
-}  // namespace pagecheck::verify::check
+}  // namespace pagecheck::verify
