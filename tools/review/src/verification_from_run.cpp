@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "pagecheck/verify/check/tolerance.h"
 #include "pagecheck/verify/golden.h"
+#include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::review {
 
@@ -16,8 +16,8 @@ PrecisionModel precision_model_for(const std::string& family) {
     m.name = "bit_exact";  // verify::check::compare_copy: every byte of the output buffers
     return m;
   }
-  const verify::check::ToleranceModel model{};  // what run_case uses in the workers
-  m.name = "verify::check::ToleranceModel";
+  const verify::ToleranceModel model{};  // what run_case uses in the workers
+  m.name = model.describe();
   m.parameters = {{"c_mid", model.c_mid},
                   {"c_exp", model.c_exp},
                   {"c_arg", model.c_arg},

@@ -9,7 +9,7 @@
 #include "pagecheck/review/review.h"
 #include "pagecheck/review/run_conditions.h"
 #include "pagecheck/review/verification_from_run.h"
-#include "pagecheck/verify/check/tolerance.h"
+#include "pagecheck/verify/tolerance.h"
 #include "scratch_repo.h"
 
 namespace pagecheck::review {
@@ -51,7 +51,7 @@ TEST(RecordFields, WrittenAndReadBackWithEverythingAReviewerNeeds) {
   EXPECT_EQ(j["sanitizer"]["tools"], nlohmann::json::array({"racecheck"}));
   EXPECT_EQ(j["quick"], false);
   const nlohmann::json& v = j["variants"][0];
-  EXPECT_EQ(v["precision"]["name"], "verify::check::ToleranceModel");
+  EXPECT_EQ(v["precision"]["name"], verify::ToleranceModel{}.describe());
   EXPECT_EQ(v["max_ratio"], 0.25);
   EXPECT_EQ(v["max_abs"], 1.5e-4);
   EXPECT_EQ(v["tags"]["alibi"], 12);
@@ -160,8 +160,9 @@ TEST(RecordFields, MergedRecordKeepsOnlyConditionsThatHoldForEveryVariant) {
 }
 
 TEST(RecordFields, PrecisionModelIsTheHarnessDefault) {
-  const verify::check::ToleranceModel harness{};
+  const verify::ToleranceModel harness{};
   const PrecisionModel m = precision_model_for("paged_attention");
+  EXPECT_EQ(m.name, harness.describe());
   EXPECT_EQ(m.parameters.at("c_mid"), harness.c_mid);
   EXPECT_EQ(m.parameters.at("c_exp"), harness.c_exp);
   EXPECT_EQ(m.parameters.at("c_arg"), harness.c_arg);

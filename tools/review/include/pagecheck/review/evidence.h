@@ -28,10 +28,10 @@ inline constexpr const char* kVerificationSchemaV1 = "pagecheck.verification/1";
 inline constexpr int64_t kDefaultCasesPerVariant = 200;
 
 /// The precision model a variant's outputs were judged by, as the harness declares it (for
-/// attention the constants of verify::check::ToleranceModel, docs/tolerances.md; for copies
-/// bit-exact comparison, no parameters).
+/// attention verify::ToleranceModel::describe() and its constants, docs/tolerances.md; for
+/// copies bit-exact comparison, no parameters).
 struct PrecisionModel {
-  std::string name;                          ///< e.g. "check::ToleranceModel", "bit_exact"
+  std::string name;  ///< e.g. "float32 accumulation, one final rounding (c_mid=0, ...)"
   std::map<std::string, double> parameters;  ///< e.g. {"c_mid": 0, "safety": 2}
 };
 

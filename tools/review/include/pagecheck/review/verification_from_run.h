@@ -10,8 +10,9 @@
 namespace pagecheck::review {
 
 /// The precision model verify::check::run_case compares `family`'s outputs with: for
-/// paged_attention the constants of the default verify::check::ToleranceModel the workers use
-/// (docs/tolerances.md), for the copy families bit-exact comparison of the whole buffers.
+/// paged_attention the default verify::ToleranceModel the workers use, named by its
+/// describe() and with its constants as parameters (docs/tolerances.md); for the copy
+/// families bit-exact comparison of the whole buffers ("bit_exact", no parameters).
 PrecisionModel precision_model_for(const std::string& family);
 
 /// The record entry of one variant of a run drawn from `seed`: a case that did not pass and
