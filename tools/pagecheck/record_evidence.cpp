@@ -34,13 +34,14 @@ void record_evidence(const std::string& repo, const verify::check::RunReport& re
     r.variants.push_back(review::variant_verification(v, report.seed));
   }
   const review::SanitizerRun sanitizer = review::detect_sanitizer();
-  const bool dirty = review::git_dirty(repo);
+  const std::string revision = review::git_head(repo).value_or("");
+  const bool dirty = review::record_dirty(repo);
   for (auto& [unit, r] : records) {
     r.source_hash =
         review::working_tree_hash(repo, review::find_family(units, unit, "--record")).hash;
     r.device = report.device;
     r.date = review::utc_now_iso8601();
-    r.git_revision = review::git_head(repo).value_or("");
+    r.git_revision = revision;
     r.git_dirty = dirty;
     r.tool_version = bench::tool_version();
     r.golden = golden;

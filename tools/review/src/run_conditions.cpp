@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "pagecheck/review/git.h"
+
 namespace pagecheck::review {
 
 namespace {
@@ -60,6 +62,10 @@ SanitizerRun sanitizer_from(const std::optional<std::string>& injection_env,
     return run;
   }
   return run;  // the variable without a compute-sanitizer ancestor: not a sanitizer run
+}
+
+bool record_dirty(const std::string& repo) {
+  return !git_head(repo) || git_dirty(repo);
 }
 
 SanitizerRun detect_sanitizer() {

@@ -233,6 +233,17 @@ TEST(RecordFields, SanitizerIsDetectedFromTheEnvironmentAndTheLauncher) {
   }
 }
 
+TEST(RecordFields, DirtyUnlessTheTreeIsACommits) {
+  ScratchRepo repo;
+  EXPECT_TRUE(record_dirty(repo.root()));  // git init, no commit yet
+  repo.commit("kernels");
+  EXPECT_FALSE(record_dirty(repo.root()));
+  repo.write("kernels/src/copy/gather.cu", "edited\n");
+  EXPECT_TRUE(record_dirty(repo.root()));
+  std::filesystem::remove_all(repo.root() + "/.git");
+  EXPECT_TRUE(record_dirty(repo.root()));  // no git checkout at all
+}
+
 TEST(RecordFields, DatesMustBeIso8601Utc) {
   EXPECT_TRUE(is_iso8601_utc("2025-01-31T12:34:56Z"));
   EXPECT_TRUE(is_iso8601_utc(utc_now_iso8601()));

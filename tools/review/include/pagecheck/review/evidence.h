@@ -81,10 +81,12 @@ struct VerificationRecord {
   std::string device;        ///< e.g. "NVIDIA H200 (sm_90, 132 SMs)"
   std::string date;          ///< UTC, ISO 8601
   std::string git_revision;  ///< pagecheck commit the run was built from
-  bool git_dirty = false;    ///< tracked files of the repository differed from HEAD
-  std::string tool_version;  ///< e.g. "pagecheck 0.1.0"
-  GoldenRun golden;          ///< goldens run in the recording run
-  SanitizerRun sanitizer;    ///< compute-sanitizer around the recording run
+  /// Tracked files of the repository differed from `git_revision`, or there was no git
+  /// checkout to compare with (`git_revision` empty).
+  bool git_dirty = false;
+  std::string tool_version;                   ///< e.g. "pagecheck 0.1.0"
+  GoldenRun golden;                           ///< goldens run in the recording run
+  SanitizerRun sanitizer;                     ///< compute-sanitizer around the recording run
   std::vector<VariantVerification> variants;  ///< one entry per variant verified
 
   /// The unit the record belongs to: `unit`, or `family` when that is empty.

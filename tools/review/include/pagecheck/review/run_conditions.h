@@ -1,7 +1,7 @@
 #pragma once
 /// Conditions of a recording run that a verification record carries and that no flag may
 /// claim: whether it ran under compute-sanitizer (detected from the process environment and
-/// its ancestors' command lines).
+/// its ancestors' command lines), whether the tree was a commit's.
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,5 +24,9 @@ SanitizerRun sanitizer_from(const std::optional<std::string>& injection_env,
 
 /// sanitizer_from for this process (its environment and /proc/<pid>/cmdline of its ancestors).
 SanitizerRun detect_sanitizer();
+
+/// The `git_dirty` flag of a record written from `repo`: tracked files differ from HEAD, or
+/// `repo` is no git checkout (nothing shows that the tree is a commit's).
+bool record_dirty(const std::string& repo);
 
 }  // namespace pagecheck::review
