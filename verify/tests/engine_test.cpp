@@ -3,8 +3,10 @@
 /// and a worker process that crashes or hangs becomes a failing case, not a dead harness.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "pagecheck/verify/check/executor.h"
@@ -80,7 +82,7 @@ TEST_F(Engine, EverySimulatedBugIsCaughtShrunkAndReproducible) {
                           {"sim_zero_weight_nan", 3},
                           {"sim_scale_twice", 3},
                           {"sim_wrong_kv_head", 3},
-                          {"sim_partition_max_only", 3},
+                          {"sim_partition_max_only", 1},
                           {"sim_gather_reads_slot_minus1", 0},
                           {"sim_gather_value_layout_keys", 0},
                           {"sim_reshape_writes_slot_minus1", 0}};
@@ -110,13 +112,94 @@ TEST_F(Engine, EverySimulatedBugIsCaughtShrunkAndReproducible) {
     check::InlineExecutor executor({backend_.get()});
     const check::CaseResult replayed = executor.replay(f.artifact, 1);
     EXPECT_TRUE(replayed.failed()) << replayed.summary();
-    // So does the RapidCheck reproduce string, to the same shrunk spec.
-    const check::RunReport again =
-        check::replay_reproduce(f.reproduce, {t}, options(1), inline_factory());
+    // So does the reproduce value (the spec JSON), to the same shrunk spec.
+    const check::RunReport again = check::replay_spec(
+        check::parse_reproduce_spec(f.reproduce, "reproduce"), {t}, options(1), inline_factory());
     ASSERT_EQ(again.variants.size(), 1u);
     ASSERT_TRUE(again.variants[0].failure.has_value());
     EXPECT_EQ(again.variants[0].failure->spec, f.spec);
+    EXPECT_EQ(again.exit_code(), 1);
   }
+}
+
+TEST_F(Engine, SplitKBugsShrinkToTheOneLongSequence) {
+  // A split-K bug needs one sequence over a partition; the shrink removes every other one,
+  // wherever it stood, and shortens that one to just past a partition boundary.
+  const std::vector<std::string> split_k_bugs{"sim_partition_max_only"};
+  for (const auto& name : check::buggy_sim_variants()) {  // no split-K bug left out
+    const bool split_k =
+        name.find("partition") != std::string::npos || name.find("split") != std::string::npos;
+    EXPECT_EQ(split_k, std::count(split_k_bugs.begin(), split_k_bugs.end(), name) == 1) << name;
+  }
+  for (const auto& name : split_k_bugs) {
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+      SCOPED_TRACE(name + " seed " + std::to_string(seed));
+      check::VerifyOptions o = options(200);
+      o.seed = seed;
+      const check::RunReport report = check::run_verification({target(name)}, o, inline_factory());
+      const check::VariantReport& v = report.variants.at(0);
+      ASSERT_TRUE(v.failure.has_value());
+      EXPECT_FALSE(v.failure->shrink_budget_hit);
+      const auto shrunk = std::get<gen::AttentionSpec>(gen::spec_from_json(v.failure->spec));
+      EXPECT_EQ(shrunk.num_seqs, 1) << v.failure->spec_text;
+      ASSERT_EQ(shrunk.context_lens.size(), 1u);
+      EXPECT_GT(shrunk.context_lens[0], gen::kPartitionSize) << v.failure->spec_text;
+      EXPECT_LE(shrunk.context_lens[0], gen::kPartitionSize + 2) << v.failure->spec_text;
+    }
+  }
+}
+
+TEST_F(Engine, TheShrinkBudgetStopsShrinking) {
+  check::VerifyOptions o = options(200);
+  o.seed = 2;                // first failure: 5 sequences
+  o.shrink_budget_s = 1e-9;  // over after the first step, the re-run of the failing case
+  const check::RunReport report =
+      check::run_verification({target("sim_partition_max_only")}, o, inline_factory());
+  const check::FailureInfo& f = *report.variants.at(0).failure;
+  EXPECT_TRUE(f.reproduced);
+  EXPECT_TRUE(f.shrink_budget_hit);
+  EXPECT_EQ(f.shrink_steps, 1);
+  EXPECT_EQ(gen::summary(gen::spec_from_json(f.spec)), f.original_summary);  // not shrunk
+  EXPECT_GT(std::get<gen::AttentionSpec>(gen::spec_from_json(f.spec)).num_seqs, 1);
+}
+
+TEST_F(Engine, ASpecReplaysOnEveryVariantOfItsFamily) {
+  gen::AttentionSpec spec;
+  spec.num_seqs = 1;
+  spec.context_lens = {3};
+  spec.block_table = {0};
+  const std::vector<check::Target> targets{
+      target("sim_reference"), target("sim_context_off_by_one"), target("sim_gather_reference")};
+  const std::string json = gen::spec_to_json(spec).dump();
+  const check::RunReport r = check::replay_spec(check::parse_reproduce_spec(json, "SPEC"), targets,
+                                                options(1), inline_factory());
+  ASSERT_EQ(r.variants.size(), 2u);  // the gather variant is of another family
+  EXPECT_EQ(r.variants[0].passed, 1);
+  ASSERT_TRUE(r.variants[1].failure.has_value());
+  EXPECT_EQ(r.variants[1].failure->spec, gen::spec_to_json(spec));
+  EXPECT_EQ(r.exit_code(), 1);
+  // From a file, too; bad input names the argument and the problem.
+  const fs::path file = dir_ / "spec.json";
+  std::ofstream(file) << json;
+  EXPECT_EQ(gen::spec_to_json(check::parse_reproduce_spec(file.string(), "SPEC")),
+            gen::spec_to_json(spec));
+  const auto message = [](const std::string& argument) {
+    try {
+      check::parse_reproduce_spec(argument, "SPEC");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("{garbage").find("SPEC: the inline JSON is not JSON"), std::string::npos);
+  EXPECT_NE(message((dir_ / "none.json").string()).find("SPEC: cannot read"), std::string::npos);
+  EXPECT_NE(message("{}").find("SPEC: the inline JSON: spec JSON"), std::string::npos);
+  EXPECT_NE(message("").find("SPEC: empty"), std::string::npos);
+  spec.block_table = {5};  // outside the pool of one block
+  EXPECT_NE(message(gen::spec_to_json(spec).dump()).find("block_table"), std::string::npos);
+  EXPECT_THROW(check::replay_spec(gen::AttentionSpec{}, {target("sim_gather_reference")},
+                                  options(1), inline_factory()),
+               std::invalid_argument);
 }
 
 TEST_F(Engine, ShardsAreADisjointCoverAndMerge) {

@@ -21,7 +21,8 @@ expect() {  # expect STATUS DESCRIPTION -- command...
 expect 0 "correct simulations pass" -- "$pagecheck" verify --simulate --variant sim_reference --cases 40 --jobs 2
 expect 1 "a simulated bug is caught" -- "$pagecheck" verify --simulate --variant sim_context_off_by_one --cases 60 --jobs 2 --artifacts arts
 grep -q "COUNTEREXAMPLE" out.txt || { echo "FAIL: no counterexample block"; fails=$((fails + 1)); }
-grep -q 'RC_PARAMS="reproduce=' out.txt || { echo "FAIL: no reproduce string"; fails=$((fails + 1)); }
+grep -q "reproduce: pagecheck verify --simulate --kernel paged_attention --variant sim_context_off_by_one --reproduce-spec '{" out.txt ||
+  { echo "FAIL: no reproduce line"; fails=$((fails + 1)); }
 cp out.txt caught.txt
 artifact=$(ls arts/*.h5 2>/dev/null | head -1)
 if [[ -z "$artifact" ]]; then
@@ -29,10 +30,31 @@ if [[ -z "$artifact" ]]; then
 else
   expect 1 "the artefact replays to the failure" -- "$pagecheck" verify --simulate --reproduce "$artifact"
 fi
-repro=$(grep -o 'reproduce=[^"]*' "$work/caught.txt" | head -1)
-expect 1 "the reproduce string replays the counterexample" -- env RC_PARAMS="$repro" \
-  "$pagecheck" verify --simulate --variant sim_context_off_by_one
+spec=$(sed -n "s/.*--reproduce-spec '\(.*\)'$/\1/p" "$work/caught.txt" | head -1)
+expect 1 "the reproduce line replays the counterexample" -- \
+  "$pagecheck" verify --simulate --variant sim_context_off_by_one --reproduce-spec "$spec"
 grep -q "COUNTEREXAMPLE" out.txt || { echo "FAIL: replay printed no counterexample"; fails=$((fails + 1)); }
+printf '%s' "$spec" >spec.json
+expect 0 "a spec file replays on a correct variant" -- \
+  "$pagecheck" verify --simulate --variant sim_reference --reproduce-spec spec.json
+expect 2 "malformed --reproduce-spec" -- "$pagecheck" verify --simulate --reproduce-spec '{"family":'
+grep -q -- "--reproduce-spec" out.txt || { echo "FAIL: the error does not name --reproduce-spec"; fails=$((fails + 1)); }
+expect 2 "--reproduce-spec file missing" -- "$pagecheck" verify --reproduce-spec no-such-spec.json
+expect 2 "--reproduce-spec of another family" -- \
+  "$pagecheck" verify --simulate --kernel gather_cached_kv --reproduce-spec spec.json
+expect 2 "malformed RC_PARAMS, without a GPU" -- env RC_PARAMS="reproduce=garbage" "$pagecheck" verify --cases 2
+grep -q "RC_PARAMS" out.txt || { echo "FAIL: the error does not name RC_PARAMS"; fails=$((fails + 1)); }
+expect 2 "RC_PARAMS with --simulate" -- env RC_PARAMS="reproduce=garbage" \
+  "$pagecheck" verify --simulate --variant sim_reference --cases 2
+# The split-K bug shrinks to its one long sequence (issue 12).
+expect 1 "split-K bug caught" -- "$pagecheck" verify --simulate --variant sim_partition_max_only \
+  --cases 200 --jobs 2 --artifacts arts --json splitk.json
+python3 - splitk.json <<'PY' || { echo "FAIL: split-K counterexample not one sequence"; fails=$((fails + 1)); }
+import json, sys
+spec = json.load(open(sys.argv[1]))["variants"][0]["failure"]["spec"]
+print("split-K counterexample: context_lens", spec["context_lens"])
+sys.exit(0 if spec["num_seqs"] == 1 and 256 < spec["context_lens"][0] <= 258 else 1)
+PY
 expect 0 "shard 0/2" -- "$pagecheck" verify --simulate --kernel gather_cached_kv --variant sim_gather_reference --cases 30 --shard 0/2 --json s0.json
 expect 0 "shard 1/2" -- "$pagecheck" verify --simulate --kernel gather_cached_kv --variant sim_gather_reference --cases 30 --shard 1/2 --json s1.json
 expect 0 "merge of the shards" -- "$pagecheck" verify merge s0.json s1.json --json merged.json

@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 #include <sstream>
+#include <string>
 
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/check/verifier.h"
@@ -24,42 +25,6 @@ inline uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-
-/// Swallows RapidCheck's per-case events (the harness reports on its own).
-class SilentListener final : public rc::detail::TestListener {
- public:
-  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
-  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-};
-
-inline rc::detail::TestParams test_params(const CaseParams& p) {
-  rc::detail::TestParams params;
-  params.seed = p.rc_seed;
-  params.maxSuccess = 1;
-  params.maxSize = 100;
-  params.maxDiscardRatio = 10;
-  return params;
-}
-
-inline rc::detail::TestMetadata metadata(const std::string& id) {
-  rc::detail::TestMetadata m;
-  m.id = id;
-  m.description = id;
-  return m;
-}
-
-/// "reproduce=…" for one test id (only the reproduce key of RapidCheck's configuration).
-inline std::string reproduce_string(const std::string& id, const rc::detail::Reproduce& reproduce) {
-  rc::detail::Configuration config;
-  config.reproduce[id] = reproduce;
-  std::istringstream tokens(rc::detail::configToMinimalString(config));
-  std::string token, out;
-  while (tokens >> token) {
-    if (token.rfind("reproduce=", 0) == 0) out = token;
-  }
-  return out;
 }
 
 inline CaseRequest make_request(const Target& t, const gen::CaseSpec& spec,
@@ -122,6 +87,19 @@ inline void record(TargetState& st, std::size_t slot, const CaseResult& r) {
   }
 }
 
+/// The counterexample fields of `f` from a failing spec and its result: the spec (JSON, text,
+/// size), the reproduce value (the spec's one-line JSON, for `verify --reproduce-spec`), the
+/// outcome and the comparison.
+inline void describe_failure(FailureInfo& f, const gen::CaseSpec& spec, const CaseResult& r) {
+  f.spec = gen::spec_to_json(spec);
+  f.reproduce = f.spec.dump();
+  f.spec_text = gen::describe(spec);
+  f.shrunk_size = gen::spec_size(spec);
+  f.outcome = r.outcome;
+  f.message = r.message;
+  f.comparison = r.comparison;
+}
+
 inline VariantReport empty_report(const Target& t, const VerifyOptions& o) {
   VariantReport v;
   v.registry = t.registry;
@@ -131,7 +109,9 @@ inline VariantReport empty_report(const Target& t, const VerifyOptions& o) {
   return v;
 }
 
-/// Shrinks a failing case under RapidCheck; every step is one case on `executor`.
+/// Shrinks a failing case: the case's RapidCheck shrink tree (its generator at its seed and
+/// size) searched with rc::shrinkable::findLocalMin; every step is one case on `executor`,
+/// within o.shrink_budget_s seconds.
 FailureInfo shrink_failure(const Target& t, const CaseParams& params, const gen::CaseSpec& original,
                            const CaseResult& original_result, CaseExecutor& executor,
                            const VerifyOptions& o);

@@ -38,7 +38,7 @@ enum class ContextKind {
   kBlockPlus,   ///< a block + 1
   kMultiBlock,  ///< k blocks, +-1
   kRandom,      ///< anything up to a few hundred
-  kFullTable,   ///< every block-table column
+  kFullTable,   ///< every block-table column (a table at least as wide as a random length)
   kLong,        ///< several split-K partitions, often with a partial last one
 };
 
@@ -57,8 +57,8 @@ int64_t draw_context(ContextKind kind, int64_t bs, int size, bool large) {
                                       detail::pick<int64_t>({{1, 0}, {1, -1}, {1, 1}}));
     case ContextKind::kRandom:
       return draw_between(1, 2 + size * (large ? 1 : 3));
-    case ContextKind::kFullTable:
-      return 1;  // set once the table width is known
+    case ContextKind::kFullTable:  // at least this long; widened to the table once it is known
+      return draw_between(1, 2 + size * (large ? 1 : 3));
     case ContextKind::kLong: {
       const int64_t full = draw_between(1, large ? 2 : 1 + size / 25);
       const std::size_t tail_kind = detail::draw_weighted({1, 1, 1, 3});
@@ -70,6 +70,51 @@ int64_t draw_context(ContextKind kind, int64_t bs, int size, bool large) {
     }
   }
   return 1;
+}
+
+/// One sequence as drawn: how its context length was chosen, the length, and whether (and how
+/// much of) its leading full blocks it shares with an earlier sequence.
+struct SeqDraw {
+  ContextKind kind = ContextKind::kOne;  ///< how the length was chosen
+  int64_t context_len = 1;               ///< the length (kFullTable: its least width)
+  bool share = false;                    ///< shares leading blocks with an earlier sequence
+  int64_t parent_pick = 0;               ///< that sequence: parent_pick mod this one's index
+  int64_t share_pick = 0;                ///< shared blocks: 1 + share_pick * most / 1000
+};
+
+/// One sequence's parameters, each shrinking on its own (toward context 1, no sharing).
+rc::Gen<SeqDraw> seq_draw(int64_t bs, bool large) {
+  return rc::gen::exec([bs, large] {
+    const int size = detail::current_size();
+    SeqDraw d;
+    d.kind = detail::pick<ContextKind>(
+        {{4, ContextKind::kOne},
+         {3, ContextKind::kBlock},
+         {3, ContextKind::kBlockMinus},
+         {3, ContextKind::kBlockPlus},
+         {3, ContextKind::kMultiBlock},
+         {5, ContextKind::kRandom},
+         {2, ContextKind::kFullTable},
+         {static_cast<std::size_t>(size >= 20 ? 3 : 1), ContextKind::kLong}});
+    d.context_len = draw_context(d.kind, bs, size, large);
+    d.share = detail::pick<bool>({{3, false}, {1, true}});
+    if (d.share) {
+      d.parent_pick = draw_between(0, 1 << 20);
+      d.share_pick = draw_between(0, 999);
+    }
+    return d;
+  });
+}
+
+/// How many sequences a case has: 1 and primes weighted up.
+rc::Gen<int64_t> seq_count(bool large) {
+  return rc::gen::exec([large] {
+    const int64_t seq_cap = large ? 3 : 2 + detail::current_size() / 6;
+    const std::size_t seq_kind = detail::draw_weighted({3, 3, 3});
+    return seq_kind == 0   ? int64_t{1}
+           : seq_kind == 1 ? detail::pick_of(detail::primes_up_to(seq_cap))
+                           : draw_between(1, seq_cap);
+  });
 }
 
 /// Physical block ids for `unique` logical blocks in a pool of `pool` blocks.
@@ -107,6 +152,11 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
   s.block_size = detail::pick_of(caps.block_sizes);
   const int64_t bs = s.block_size;
 
+  // Sequences: one container, so a shrink removes any of them and shrinks each on its own.
+  const std::vector<SeqDraw> seqs =
+      *detail::non_empty_vector(seq_count(large), seq_draw(bs, large));
+  s.num_seqs = static_cast<int64_t>(seqs.size());
+
   // Heads: MHA, GQA, MQA.
   const HeadShape shape =
       detail::pick<HeadShape>({{3, HeadShape::kMha}, {4, HeadShape::kGqa}, {2, HeadShape::kMqa}});
@@ -122,49 +172,32 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
     s.num_heads = draw_between(2, large ? 4 : 2 + size / 8);
   }
 
-  // Sequences: 1 and primes weighted up.
-  const int64_t seq_cap = large ? 3 : 2 + size / 6;
-  const std::size_t seq_kind = detail::draw_weighted({3, 3, 3});
-  s.num_seqs = seq_kind == 0   ? 1
-               : seq_kind == 1 ? detail::pick_of(detail::primes_up_to(seq_cap))
-                               : draw_between(1, seq_cap);
-
   // Context lengths.
-  std::vector<ContextKind> kinds(s.num_seqs);
   s.context_lens.assign(s.num_seqs, 1);
   for (int64_t q = 0; q < s.num_seqs; ++q) {
-    kinds[q] = detail::pick<ContextKind>(
-        {{4, ContextKind::kOne},
-         {3, ContextKind::kBlock},
-         {3, ContextKind::kBlockMinus},
-         {3, ContextKind::kBlockPlus},
-         {3, ContextKind::kMultiBlock},
-         {5, ContextKind::kRandom},
-         {2, ContextKind::kFullTable},
-         {static_cast<std::size_t>(size >= 20 ? 3 : 1), ContextKind::kLong}});
-    s.context_lens[q] = static_cast<int32_t>(draw_context(kinds[q], bs, size, large));
+    s.context_lens[q] = static_cast<int32_t>(seqs[q].context_len);
   }
   int64_t needed = 1;
   for (int32_t len : s.context_lens) needed = std::max<int64_t>(needed, (len + bs - 1) / bs);
   const int64_t extra_cols = detail::pick<int64_t>({{5, 0}, {2, 1}, {1, 2}, {1, 5}});
   s.max_blocks_per_seq = needed + extra_cols;
   for (int64_t q = 0; q < s.num_seqs; ++q) {
-    if (kinds[q] == ContextKind::kFullTable) {
+    if (seqs[q].kind == ContextKind::kFullTable) {
       s.context_lens[q] = static_cast<int32_t>(s.max_blocks_per_seq * bs);
     }
   }
 
-  // Prefix sharing: a sequence's leading full blocks may be another sequence's.
+  // Prefix sharing: a sequence's leading full blocks may be an earlier sequence's.
   std::vector<int64_t> share_parent(s.num_seqs, -1), share_count(s.num_seqs, 0);
   for (int64_t q = 1; q < s.num_seqs; ++q) {
-    if (!detail::pick<bool>({{3, false}, {1, true}})) continue;
-    const int64_t parent = draw_between(0, q - 1);
+    if (!seqs[q].share) continue;
+    const int64_t parent = seqs[q].parent_pick % q;
     const int64_t full_q = (s.context_lens[q] - 1) / bs;
     const int64_t full_p = (s.context_lens[parent] - 1) / bs;
     const int64_t most = std::min(full_q, full_p);
     if (most <= 0) continue;
     share_parent[q] = parent;
-    share_count[q] = draw_between(1, most);
+    share_count[q] = 1 + seqs[q].share_pick * most / 1000;
   }
 
   // Logical blocks -> unique ids -> physical blocks.

@@ -1,5 +1,6 @@
 #pragma once
 /// Small helpers shared by the generators (internal).
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -58,6 +59,34 @@ T pick(std::initializer_list<std::pair<std::size_t, T>> options) {
 template <typename T>
 T pick_of(const std::vector<T>& values) {
   return values[draw_weighted(std::vector<std::size_t>(values.size(), 1))];
+}
+
+/// A non-empty vector of `count` elements (`count` is drawn once and never shrunk; it must give
+/// at least 1) that shrinks like RapidCheck's own containers: first by removing any run of
+/// elements (any single one included, keeping at least one), then by shrinking each element on
+/// its own. Built from RapidCheck's public shrinking primitives; unlike gen::container it lets
+/// the caller weight the length (gen::container draws it uniformly from [0, size]).
+template <typename T>
+rc::Gen<std::vector<T>> non_empty_vector(rc::Gen<int64_t> count, rc::Gen<T> element) {
+  return [count, element](const rc::Random& random, int size) {
+    rc::Random r = random;
+    const int64_t n = std::max<int64_t>(1, count(r.split(), size).value());
+    std::vector<rc::Shrinkable<T>> elements;
+    for (int64_t i = 0; i < n; ++i) elements.push_back(element(r.split(), size));
+    using Elements = std::vector<rc::Shrinkable<T>>;
+    const auto shrinks = [](const Elements& e) {
+      return rc::seq::concat(
+          rc::seq::filter(rc::shrink::removeChunks(e),
+                          [](const Elements& s) { return !s.empty(); }),
+          rc::shrink::eachElement(e, [](const rc::Shrinkable<T>& s) { return s.shrinks(); }));
+    };
+    return rc::shrinkable::map(rc::shrinkable::shrinkRecur(std::move(elements), shrinks),
+                               [](const Elements& e) {
+                                 std::vector<T> values;
+                                 for (const auto& s : e) values.push_back(s.value());
+                                 return values;
+                               });
+  };
 }
 
 /// Primes up to `limit` (at least {2}).

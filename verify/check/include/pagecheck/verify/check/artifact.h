@@ -1,8 +1,8 @@
 #pragma once
 /// Failure artefacts: an HDF5 file (written with verify/golden's exact, conversion-free writer)
-/// holding the spec, the RapidCheck reproduce string, every input, the reference's output and
-/// the kernel's output, so `pagecheck verify --reproduce FILE` can replay the case and the file
-/// can seed a new golden fixture. Caches over 2^31 elements are not stored (the spec
+/// holding the spec, the reproduce value (the spec JSON), every input, the reference's output
+/// and the kernel's output, so `pagecheck verify --reproduce FILE` can replay the case and the
+/// file can seed a new golden fixture. Caches over 2^31 elements are not stored (the spec
 /// re-materializes them).
 #include <optional>
 #include <string>
@@ -41,7 +41,7 @@ struct LoadedArtifact {
   std::string registry;        ///< registry of the variant
   std::string variant;         ///< variant name
   gen::CaseSpec spec;          ///< the case
-  std::string reproduce;       ///< RapidCheck reproduce string ("" if none)
+  std::string reproduce;       ///< reproduce value: the spec JSON ("" if none)
   std::string outcome;         ///< outcome when it was written
   std::string message;         ///< message when it was written
   bool tensors_stored = true;  ///< false for large caches (inputs come from the spec)
@@ -52,9 +52,5 @@ struct LoadedArtifact {
 /// Reads an artefact; throws std::invalid_argument naming the file and dataset when it is
 /// missing, not an artefact, or inconsistent with its spec.
 LoadedArtifact read_artifact(const std::string& path);
-
-/// Checks an artefact without running anything (and without re-materializing large caches):
-/// the errors of read_artifact (std::invalid_argument naming the file and what is wrong).
-void check_artifact(const std::string& path);
 
 }  // namespace pagecheck::verify::check

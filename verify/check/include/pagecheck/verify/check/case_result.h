@@ -36,7 +36,7 @@ struct CaseRequest {
   std::string variant;               ///< variant name within the spec's family
   gen::CaseSpec spec;                ///< the case
   std::string artifact;              ///< when non-empty: write the failure artefact here
-  std::string reproduce;             ///< RapidCheck reproduce string stored in the artefact
+  std::string reproduce;             ///< reproduce value (spec JSON) stored in the artefact
   int ref_threads = 0;               ///< reference threads (0 = all cores)
 };
 

@@ -1,11 +1,12 @@
 #pragma once
-/// Property-based verification of kernel variants. Case i of a variant is one RapidCheck test
-/// (rc::detail::checkProperty with maxSuccess 1) seeded from (run seed, i), at a size that
-/// ramps over the run, so a case's spec depends only on (seed, cases, i) and shards split the
-/// run by index. Cases run in parallel on worker processes; the first failing case of a
-/// variant is then re-run under RapidCheck, which shrinks it (each step one case on a worker,
-/// surviving crashed workers) to the smallest failing spec, with a reproduce string and an
-/// HDF5 artefact.
+/// Property-based verification of kernel variants. Case i of a variant is drawn from a
+/// RapidCheck generator (`gen(Random(seed_i), size_i)`, public API only) seeded from (run seed,
+/// i), at a size that ramps over the run, so a case's spec depends only on (seed, cases, i) and
+/// shards split the run by index. Cases run in parallel on worker processes; the first failing
+/// case of a variant is then shrunk along its RapidCheck shrink tree
+/// (rc::shrinkable::findLocalMin; each step one case on a worker, surviving crashed workers) to
+/// a locally smallest failing spec, reported with its JSON (which replays it:
+/// replay_spec(), `pagecheck verify --reproduce-spec`) and an HDF5 artefact.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,7 +38,7 @@ struct CaseParams {
 /// Parameters of case `index` of a run of `cases` cases. The last case of a variant that
 /// declares PC_CAP_LARGE_CACHE is its large-cache case.
 CaseParams case_params(const Target& target, uint64_t seed, int cases, int64_t index);
-/// RapidCheck test id of a case: "<target id>/size=S/large=L" (reproduce strings key on it).
+/// Id of a case's generator: "<target id>/size=S/large=L" (reports keep it as `rc_id`).
 std::string rc_test_id(const Target& target, const CaseParams& params);
 /// The generator a case draws from.
 rc::Gen<gen::CaseSpec> case_generator(const Target& target, const CaseParams& params);
@@ -54,12 +55,8 @@ struct VerifyOptions {
   double shrink_budget_s = 120;  ///< time limit for shrinking one counterexample
   std::string artifact_dir;      ///< where failure artefacts go ("" = none)
   std::string device;            ///< device description for the report
-  /// Called about twice a second with a one-line progress text (may be empty): cases done of
-  /// total, failing variants, elapsed seconds and an estimate of the time left.
+  /// Called about twice a second with a one-line progress text (may be empty).
   std::function<void(const std::string&)> progress;
-  /// Polled between cases: once it returns true, no new case starts, running cases finish,
-  /// nothing is shrunk, and the report is partial (RunReport::interrupted, a note).
-  std::function<bool()> stop;
 };
 
 /// Makes executor number `worker` (0 .. jobs-1); executor 0 also shrinks.
@@ -69,10 +66,16 @@ using ExecutorFactory = std::function<std::unique_ptr<CaseExecutor>(int worker)>
 RunReport run_verification(const std::vector<Target>& targets, const VerifyOptions& options,
                            const ExecutorFactory& make_executor);
 
-/// Replays the reproduce entries of an RC_PARAMS value ("reproduce=…"), each against the
-/// target its test id names. Throws std::invalid_argument when the string is malformed or
-/// names an unknown target.
-RunReport replay_reproduce(const std::string& rc_params, const std::vector<Target>& targets,
-                           const VerifyOptions& options, const ExecutorFactory& make_executor);
+/// The spec a `--reproduce-spec` argument names: inline JSON (text starting with '{') or the
+/// path of a file holding it, as reports print it (FailureInfo::reproduce) and store it
+/// (FailureInfo::spec). Throws std::invalid_argument naming `what` and the problem (unreadable
+/// file, malformed JSON, missing or bad field, an inconsistent spec).
+gen::CaseSpec parse_reproduce_spec(const std::string& argument, const std::string& what);
+
+/// Runs `spec` once on every target of its family (one case each, no shrinking), reporting a
+/// failure as that target's counterexample. Throws std::invalid_argument when no target is of
+/// the spec's family.
+RunReport replay_spec(const gen::CaseSpec& spec, const std::vector<Target>& targets,
+                      const VerifyOptions& options, const ExecutorFactory& make_executor);
 
 }  // namespace pagecheck::verify::check
