@@ -106,6 +106,36 @@ int run_list(const ListOptions& options) {
 
 }  // namespace
 
+void check_variant_filter(const std::string& kernel, const std::string& variant,
+                          const std::vector<std::string>& plugins) {
+  if (variant.empty()) return;
+  VariantRegistry registry;
+  register_builtin_kernels(registry);
+  for (const std::string& path : plugins) registry.load_plugin(path);
+  std::string all, in_family, other_family;
+  for (pc_family f : kFamilies) {
+    for (const VariantInfo* v : registry.family(f)) {
+      const std::string name = std::string(family_name(f)) + "/" + v->name;
+      all += (all.empty() ? "" : ", ") + name;
+      if (!kernel.empty() && family_name(f) == kernel) {
+        in_family += (in_family.empty() ? "" : ", ") + v->name;
+      }
+      if (v->name == variant) {
+        if (kernel.empty() || family_name(f) == kernel) return;
+        other_family += (other_family.empty() ? "" : " and ") + std::string(family_name(f));
+      }
+    }
+  }
+  if (!builtin_kernels_available()) return;  // built-in names unknown: cannot tell
+  if (!other_family.empty()) {
+    throw UsageError("--variant '" + variant + "' is a " + other_family + " variant, not " +
+                     kernel + " (" + kernel +
+                     " variants: " + (in_family.empty() ? "none" : in_family) + ")");
+  }
+  throw UsageError("--variant '" + variant +
+                   "': no such variant (known: " + (all.empty() ? "none" : all) + ")");
+}
+
 void add_list_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ListOptions>();
   CLI::App* cmd = app.add_subcommand(

@@ -13,11 +13,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arg_checks.h"
 #include "commands.h"
+#include "output_paths.h"
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/check/atomic_write.h"
 #include "pagecheck/verify/check/device_worker.h"
 #include "pagecheck/verify/check/sim_backend.h"
 #include "pagecheck/verify/planted.h"
+#include "run_progress.h"
 
 namespace pagecheck::cli {
 namespace {
@@ -26,16 +30,16 @@ namespace check = verify::check;
 namespace gen = verify::gen;
 
 struct SelftestOptions {
-  int cases = 200;                               ///< cases per variant (the default verification)
-  uint64_t seed = 1;                             ///< run seed
-  int device = 0;                                ///< CUDA device
-  int jobs = 0;                                  ///< worker processes (0: automatic)
-  std::string json_path;                         ///< --json FILE
-  std::string artifacts = "pagecheck-selftest";  ///< artefact directory
-  double timeout_s = 300;                        ///< per case
-  double shrink_budget_s = 60;                   ///< per counterexample
-  int no_gpu_exit = 3;    ///< exit status without a GPU (CTest uses a skip code)
-  bool simulate = false;  ///< the CPU simulations instead of the planted CUDA kernels
+  int cases = 200;              ///< cases per variant (the default verification)
+  uint64_t seed = 1;            ///< run seed
+  int device = 0;               ///< CUDA device
+  int jobs = 0;                 ///< worker processes (0: automatic)
+  std::string json_path;        ///< --json FILE
+  std::string artifacts;        ///< artefact directory ("": a run folder, default_run_folder)
+  double timeout_s = 300;       ///< per case
+  double shrink_budget_s = 60;  ///< per counterexample
+  int no_gpu_exit = 3;          ///< exit status without a GPU (CTest uses a skip code)
+  bool simulate = false;        ///< the CPU simulations instead of the planted CUDA kernels
 };
 
 /// True for variants that must pass (controls).
@@ -50,18 +54,16 @@ bool is_control(const check::Target& t) {
   return false;
 }
 
-int run_selftest(const SelftestOptions& o) {
-  if (!o.json_path.empty()) {
-    std::ofstream probe(o.json_path + ".tmp");
-    if (!probe) throw UsageError("--json: cannot create '" + o.json_path + "'");
-    probe.close();
-    std::filesystem::remove(o.json_path + ".tmp");
-  }
+int run_selftest(SelftestOptions o) {
+  check_output_file(o.json_path, "--json");
+  if (o.artifacts.empty()) o.artifacts = default_run_folder("selftest");
+  check_output_folder(o.artifacts, "--artifacts");
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
   const int jobs = o.jobs > 0 ? o.jobs : check::WorkerSession::default_jobs();
   check::WorkerSession session(exe, {o.device, !o.simulate, o.simulate, {}}, o.timeout_s);
   if (!o.simulate && !session.gpu_available()) {
     std::printf("selftest skipped: no GPU: %s\n", session.reason().c_str());
+    std::fflush(stdout);
     return o.no_gpu_exit;
   }
   std::vector<check::Target> targets;
@@ -82,12 +84,9 @@ int run_selftest(const SelftestOptions& o) {
   vo.shrink_budget_s = o.shrink_budget_s;
   vo.artifact_dir = o.artifacts;
   vo.device = session.device();
-  if (isatty(STDERR_FILENO)) {
-    vo.progress = [](const std::string& text) {
-      std::fprintf(stderr, "\r\033[K%s", text.c_str());
-      std::fflush(stderr);
-    };
-  }
+  vo.progress = progress_printer();
+  catch_interrupt();
+  vo.stop = interrupted;
   const check::RunReport report = check::run_verification(targets, vo, session.factory());
 
   std::printf("pagecheck selftest: %d cases per variant, seed %llu, %s\n", o.cases,
@@ -134,11 +133,12 @@ int run_selftest(const SelftestOptions& o) {
                        {"report", report},
                        {"variants", rows},
                        {"passed", wrong == 0}};
-    std::ofstream out(o.json_path + ".tmp");
-    out << doc.dump(2) << "\n";
-    if (!out) throw UsageError("--json: cannot write '" + o.json_path + "'");
-    out.close();
-    std::filesystem::rename(o.json_path + ".tmp", o.json_path);
+    check::write_file_atomically(o.json_path, doc.dump(2) + "\n");
+  }
+  if (std::filesystem::exists(o.artifacts)) std::printf("artefacts: %s\n", o.artifacts.c_str());
+  if (report.interrupted) {
+    std::printf("interrupted: the results above are partial\n");
+    return kInterruptedExit;
   }
   return wrong == 0 ? 0 : 1;
 }
@@ -152,7 +152,9 @@ void add_selftest_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--cases", o->cases, "Cases per variant")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", o->seed, "Run seed")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Run seed (0 to 2^64-1)")
+      ->capture_default_str()
+      ->check(seed_value());
   cmd->add_option("--device", o->device, "CUDA device index")
       ->capture_default_str()
       ->check(CLI::Range(0, 1023));
@@ -160,15 +162,17 @@ void add_selftest_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 64));
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE")
       ->type_name("FILE");
-  cmd->add_option("--artifacts", o->artifacts, "Directory for the counterexamples' artefacts")
-      ->capture_default_str();
+  cmd->add_option("--artifacts", o->artifacts,
+                  "Directory for the counterexamples' artefacts (default: a new run folder "
+                  "$TMPDIR/pagecheck-runs/selftest-<UTC time>-<pid>, printed at the end)")
+      ->type_name("DIR");
   cmd->add_option("--case-timeout", o->timeout_s, "Seconds before a case counts as hung")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_finite());
   cmd->add_option("--shrink-budget", o->shrink_budget_s,
                   "Seconds spent shrinking one counterexample")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_finite());
   cmd->add_option("--no-gpu-exit", o->no_gpu_exit, "Exit status when there is no GPU")
       ->capture_default_str()
       ->check(CLI::Range(0, 255));

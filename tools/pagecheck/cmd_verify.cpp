@@ -17,18 +17,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arg_checks.h"
 #include "commands.h"
+#include "output_paths.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
 #include "pagecheck/review/verification_from_run.h"
+#include "pagecheck/verify/check/artifact.h"
+#include "pagecheck/verify/check/atomic_write.h"
 #include "pagecheck/verify/check/device_worker.h"
+#include "pagecheck/verify/check/junit.h"
 #include "pagecheck/verify/golden.h"
 #include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/reference_selfcheck.h"
 #include "record_evidence.h"
 #include "record_units.h"
+#include "run_progress.h"
 
 namespace pagecheck::cli {
 namespace {
@@ -49,7 +55,8 @@ struct VerifyOptions {
   std::string golden_dir;                        ///< --golden-dir DIR
   std::vector<std::string> plugins;              ///< --plugin LIB
   int jobs = 0;                                  ///< --jobs J (0: automatic)
-  std::string artifacts = "pagecheck-failures";  ///< --artifacts DIR
+  std::string artifacts;                         ///< --artifacts DIR ("": a run folder)
+  std::string junit_path;                        ///< --junit FILE
   double timeout_s = 300;                        ///< --case-timeout S
   double shrink_budget_s = 120;                  ///< --shrink-budget S
   bool record = false;                           ///< --record
@@ -58,33 +65,15 @@ struct VerifyOptions {
   bool simulate = false;  ///< --simulate (hidden): CPU simulations instead of a GPU
 };
 
-/// Progress on a terminal: one line rewritten in place on stderr.
-std::function<void(const std::string&)> progress_printer() {
-  if (!isatty(STDERR_FILENO)) return {};
-  return [](const std::string& text) {
-    std::fprintf(stderr, "\r\033[K%s", text.c_str());
-    if (text.empty()) std::fprintf(stderr, "\r");
-    std::fflush(stderr);
-  };
-}
-
 std::string self_exe() {
   return std::filesystem::read_symlink("/proc/self/exe").string();
-}
-
-/// Fails early (exit 2) when a file cannot be created where the report goes.
-void check_writable(const std::string& path, const char* option) {
-  const std::string temp = path + ".tmp";
-  std::ofstream probe(temp);
-  if (!probe) throw UsageError(std::string(option) + ": cannot create '" + path + "'");
-  probe.close();
-  std::remove(temp.c_str());
 }
 
 /// The reference self-check (no GPU): per-family totals, failures, JSON.
 int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
   std::printf("no GPU: %s\nGPU kernels not verified; running the reference self-check only.\n",
               reason.c_str());
+  std::fflush(stdout);  // seen at once in CI logs, before the self-check runs
   const verify::SelfcheckReport report = verify::run_reference_selfcheck(o.seed, o.selfcheck_cases);
   struct Totals {
     int cases = 0, passed = 0;
@@ -123,13 +112,26 @@ int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
                               {"detail", c.detail},
                               {"seconds", c.seconds}});
     }
-    const std::string temp = o.json_path + ".tmp";
-    {
-      std::ofstream out(temp);
-      out << doc.dump(2) << "\n";
-      if (!out) throw UsageError("--json: cannot write '" + o.json_path + "'");
+    check::write_file_atomically(o.json_path, doc.dump(2) + "\n");
+  }
+  if (!o.junit_path.empty()) {
+    std::map<std::string, check::JUnitCase> by_family;
+    for (const auto& c : report.cases) {
+      check::JUnitCase& j = by_family[c.family];
+      j.classname = "pagecheck.reference_selfcheck";
+      j.name = c.family;
+      j.seconds += c.seconds;
+      if (!c.passed) {
+        j.problem = "failure";
+        j.message = "the CPU reference disagrees with the dense oracle";
+        j.text += c.name + ": " + c.detail + "\n";
+      }
     }
-    std::filesystem::rename(temp, o.json_path);
+    std::vector<check::JUnitCase> cases;
+    for (const auto& family : order) cases.push_back(by_family[family]);
+    double seconds = 0;
+    for (const auto& c : cases) seconds += c.seconds;
+    check::write_junit(o.junit_path, "pagecheck verify (no GPU: " + reason + ")", cases, seconds);
   }
   return report.all_passed() ? 0 : 1;
 }
@@ -198,9 +200,21 @@ int run_verify(VerifyOptions o) {
   if (!o.kernel.empty()) parse_family(o.kernel);  // unknown family: exit 2
   check_plugins_loadable(o.plugins);              // bad plugin: exit 2
   if (o.record) check_record_units(record_repo(o), o.plugins, o.kernel, o.variant);
-  if (!o.json_path.empty()) check_writable(o.json_path, "--json");
-  if (!o.reproduce.empty() && !std::filesystem::exists(o.reproduce)) {
-    throw UsageError("--reproduce: no such file '" + o.reproduce + "'");
+  if (o.reproduce.empty() && !replay && shard.cases(o.cases).empty()) {
+    throw UsageError("--shard " + o.shard + " gets no case of --cases " + std::to_string(o.cases) +
+                     " (shard I runs the cases I, I+N, ...)");
+  }
+  if (!o.simulate) check_variant_filter(o.kernel, o.variant, o.plugins);  // before the GPU check
+  check_output_file(o.json_path, "--json");
+  check_output_file(o.junit_path, "--junit");
+  if (o.artifacts.empty()) o.artifacts = default_run_folder("verify");
+  check_output_folder(o.artifacts, "--artifacts");
+  if (!o.reproduce.empty()) {  // names the problem (exit 2) before the GPU check
+    try {
+      check::check_artifact(o.reproduce);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--reproduce: ") + e.what());
+    }
   }
   const int jobs = o.jobs > 0 ? o.jobs : check::WorkerSession::default_jobs();
   check::WorkerSession session(self_exe(), {o.device, false, o.simulate, o.plugins}, o.timeout_s);
@@ -219,6 +233,11 @@ int run_verify(VerifyOptions o) {
   }
   if (replay && !session.gpu_available() && !o.simulate) {
     std::printf("no GPU: %s\ncannot replay the --reproduce-spec case\n", session.reason().c_str());
+    return 3;
+  }
+  if (o.record && !session.gpu_available() && !o.simulate) {
+    std::printf("no GPU: %s\n--record needs a GPU run: nothing verified, nothing recorded\n",
+                session.reason().c_str());
     return 3;
   }
   if (!session.gpu_available() && !o.simulate) return run_selfcheck_only(o, session.reason());
@@ -249,6 +268,8 @@ int run_verify(VerifyOptions o) {
   vo.artifact_dir = o.artifacts;
   vo.device = session.device();
   vo.progress = progress_printer();
+  catch_interrupt();
+  vo.stop = interrupted;
   const check::RunReport report =
       replay ? check::replay_spec(*replay, targets, vo, session.factory())
              : check::run_verification(targets, vo, session.factory());
@@ -259,6 +280,15 @@ int run_verify(VerifyOptions o) {
               static_cast<long long>(cases), report.wall_seconds,
               report.wall_seconds > 0 ? cases / report.wall_seconds : 0.0, jobs);
   if (!o.json_path.empty()) check::write_report(o.json_path, report);
+  if (!o.junit_path.empty()) {
+    check::write_junit(o.junit_path, "pagecheck verify", check::junit_cases(report),
+                       report.wall_seconds);
+  }
+  if (std::filesystem::exists(o.artifacts)) std::printf("artefacts: %s\n", o.artifacts.c_str());
+  if (report.interrupted) {
+    std::printf("interrupted: the summary above is partial; nothing recorded\n");
+    return kInterruptedExit;
+  }
   int code = report.exit_code();
   review::GoldenRun golden;  // "not run" unless --golden
   if (o.golden) {
@@ -271,15 +301,39 @@ int run_verify(VerifyOptions o) {
   return code;
 }
 
-int run_merge(const std::vector<std::string>& files, const std::string& json_path) {
-  if (files.empty()) throw UsageError("verify merge: give the shard reports to merge");
-  if (!json_path.empty()) check_writable(json_path, "--json");
+/// Options of `verify merge`.
+struct MergeOptions {
+  std::vector<std::string> files;  ///< shard reports
+  std::string json_path;           ///< --json FILE
+  std::string junit_path;          ///< --junit FILE
+  bool allow_partial = false;      ///< --allow-partial: missing shards are not a failure
+};
+
+int run_merge(const MergeOptions& o) {
+  if (o.files.empty()) throw UsageError("verify merge: give the shard reports to merge");
+  check_output_file(o.json_path, "--json");
+  check_output_file(o.junit_path, "--junit");
   std::vector<check::RunReport> reports;
-  for (const auto& f : files) reports.push_back(check::read_report(f));
+  for (const auto& f : o.files) reports.push_back(check::read_report(f));
   const check::RunReport merged = check::merge_reports(reports);
   check::print_summary(std::cout, merged);
-  if (!json_path.empty()) check::write_report(json_path, merged);
-  return merged.exit_code();
+  if (!o.json_path.empty()) check::write_report(o.json_path, merged);
+  if (!o.junit_path.empty()) {
+    check::write_junit(o.junit_path, "pagecheck verify", check::junit_cases(merged),
+                       merged.wall_seconds);
+  }
+  const int code = merged.exit_code();
+  const int present = static_cast<int>(merged.shards.size());
+  if (present < merged.shard_count && !o.allow_partial) {
+    std::printf("FAILED: %d of %d shards merged (--allow-partial accepts a partial run)\n", present,
+                merged.shard_count);
+    return code == 0 ? 1 : code;
+  }
+  if (merged.interrupted && code == 0) {
+    std::printf("FAILED: a shard was interrupted, its counts are partial\n");
+    return 1;
+  }
+  return code;
 }
 
 /// The hidden worker process (and the child of --golden).
@@ -318,8 +372,14 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--cases", o->cases, "Cases per variant")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", o->seed, "Run seed")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Run seed (0 to 2^64-1)")
+      ->capture_default_str()
+      ->check(seed_value());
   cmd->add_option("--json", o->json_path, "Also write the report as JSON to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--junit", o->junit_path,
+                  "Also write JUnit XML to FILE (a test case per variant; a failure holds the "
+                  "shrunk counterexample and how to reproduce it)")
       ->type_name("FILE");
   cmd->add_option("--device", o->device, "CUDA device index")
       ->capture_default_str()
@@ -344,15 +404,17 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->type_name("LIB");
   cmd->add_option("--jobs", o->jobs, "Parallel worker processes (0: automatic)")
       ->check(CLI::Range(0, 64));
-  cmd->add_option("--artifacts", o->artifacts, "Directory for failure artefacts")
-      ->capture_default_str();
+  cmd->add_option("--artifacts", o->artifacts,
+                  "Directory for failure artefacts (default: a new run folder "
+                  "$TMPDIR/pagecheck-runs/verify-<UTC time>-<pid>, printed at the end)")
+      ->type_name("DIR");
   cmd->add_option("--case-timeout", o->timeout_s, "Seconds before a case counts as hung")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_finite());
   cmd->add_option("--shrink-budget", o->shrink_budget_s,
                   "Seconds spent shrinking one counterexample")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_finite());
   cmd->add_flag("--record", o->record, "Write verification evidence under fixtures/verification");
   cmd->add_option("--repo", o->repo, "Repository root for --record")->type_name("DIR");
   cmd->add_option("--selfcheck-cases", o->selfcheck_cases, "Reference self-check cases (no GPU)")
@@ -361,14 +423,16 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--simulate", o->simulate, "Verify the CPU simulations (tests of the harness)")
       ->group("");
 
-  auto merge_files = std::make_shared<std::vector<std::string>>();
-  auto merge_json = std::make_shared<std::string>();
-  CLI::App* merge =
-      cmd->add_subcommand("merge", "Merge the JSON reports of shards into one summary");
-  merge->add_option("reports", *merge_files, "Shard reports (--json output)")->required();
-  merge->add_option("--json", *merge_json, "Write the merged report to FILE")->type_name("FILE");
-  merge->callback(
-      [merge_files, merge_json, &exit_code] { exit_code = run_merge(*merge_files, *merge_json); });
+  auto m = std::make_shared<MergeOptions>();
+  CLI::App* merge = cmd->add_subcommand(
+      "merge", "Merge the JSON reports of shards into one summary (a missing shard fails)");
+  merge->add_option("reports", m->files, "Shard reports (--json output)")->required();
+  merge->add_option("--json", m->json_path, "Write the merged report to FILE")->type_name("FILE");
+  merge->add_option("--junit", m->junit_path, "Write the merged JUnit XML to FILE")
+      ->type_name("FILE");
+  merge->add_flag("--allow-partial", m->allow_partial,
+                  "Accept missing shards (they are noted; exit 0 when the rest passed)");
+  merge->callback([m, &exit_code] { exit_code = run_merge(*m); });
   cmd->callback([o, merge, &exit_code] {
     if (merge->parsed()) return;
     exit_code = run_verify(*o);

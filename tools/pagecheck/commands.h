@@ -21,6 +21,21 @@ struct UsageError : std::runtime_error {
 /// when one cannot be loaded or registers an invalid variant.
 void check_plugins_loadable(const std::vector<std::string>& plugins);
 
+/// Throws UsageError when `variant` (if given) is not a registered variant (built-in or of a
+/// `--plugin`), or not one of family `kernel` (if given), listing the known ones. Needs no GPU.
+/// Builds without CUDA kernels know no built-in names: there only plugins' names are checked.
+void check_variant_filter(const std::string& kernel, const std::string& variant,
+                          const std::vector<std::string>& plugins);
+
+/// Exit statuses, for the --help footer of every command (main.cpp).
+inline constexpr const char* kExitStatusHelp =
+    "Exit status:\n"
+    "  0    ok\n"
+    "  1    a check failed (counterexample, regression, missing evidence)\n"
+    "  2    bad usage or bad input (the message names the argument, file or dataset)\n"
+    "  3    internal or CUDA error, or no GPU where one is needed\n"
+    "  130  interrupted by SIGINT (verify, selftest: the partial summary is printed first)";
+
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_selftest_command(CLI::App& app, int& exit_code);

@@ -6,6 +6,19 @@
 
 #include "commands.h"
 
+namespace pagecheck::cli {
+
+/// Puts the exit statuses under --help of `app` and of every (nested) subcommand that has no
+/// footer of its own.
+void set_exit_status_footers(CLI::App& app) {
+  if (app.get_footer().empty()) app.footer(kExitStatusHelp);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    set_exit_status_footers(*sub);
+  }
+}
+
+}  // namespace pagecheck::cli
+
 int main(int argc, char** argv) {
   CLI::App app{"pagecheck: verify and benchmark paged-attention and KV-cache copy kernels"};
   app.require_subcommand(1);
@@ -17,6 +30,7 @@ int main(int argc, char** argv) {
   pagecheck::cli::add_golden_command(app, exit_code);
   pagecheck::cli::add_bench_command(app, exit_code);
   pagecheck::cli::add_review_command(app, exit_code);
+  pagecheck::cli::set_exit_status_footers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

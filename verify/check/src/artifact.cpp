@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/check/atomic_write.h"
 #include "pagecheck/verify/gen/materialize.h"
 #include "pagecheck/verify/golden_file.h"
 
@@ -145,18 +146,28 @@ void write_artifact(const std::string& path, const ArtifactContents& c) {
   }
   const std::filesystem::path target(path);
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  const std::string temp = path + ".tmp";
-  golden::write_golden_file(file, temp);
-  std::filesystem::rename(temp, path);
+  const std::string temp = make_temp_next_to(path);  // never a file of the user's
+  try {
+    golden::write_golden_file(file, temp);
+    std::filesystem::rename(temp, path);
+  } catch (...) {
+    std::filesystem::remove(temp);
+    throw;
+  }
 }
 
-LoadedArtifact read_artifact(const std::string& path) {
-  if (!std::filesystem::exists(path)) bad(path, "no such file");
-  const golden::GoldenFile f = golden::read_golden_file(path);
+namespace {
+
+/// Reads the file and checks its attributes and spec; fills `a` but not the tensors.
+golden::GoldenFile read_header(const std::string& path, LoadedArtifact& a) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) bad(path, "no such file");
+  if (std::filesystem::is_directory(status)) bad(path, "is a folder, not an HDF5 file");
+  golden::GoldenFile f = golden::read_golden_file(path);
   if (attr_text(f, "artifact_schema", path) != kArtifactSchema) {
     bad(path, "attribute artifact_schema is not " + std::string(kArtifactSchema));
   }
-  LoadedArtifact a;
   a.registry = attr_text(f, "registry", path);
   a.variant = attr_text(f, "variant", path);
   a.reproduce = attr_text(f, "reproduce", path);
@@ -169,6 +180,20 @@ LoadedArtifact read_artifact(const std::string& path) {
     bad(path, std::string("attribute spec_json: ") + e.what());
   }
   a.tensors_stored = attr_text(f, "tensors", path) == "stored";
+  return f;
+}
+
+}  // namespace
+
+void check_artifact(const std::string& path) {
+  LoadedArtifact header;
+  read_header(path, header);
+  if (header.tensors_stored) read_artifact(path);  // small: check every dataset's size
+}
+
+LoadedArtifact read_artifact(const std::string& path) {
+  LoadedArtifact a;
+  const golden::GoldenFile f = read_header(path, a);
   if (const auto* s = std::get_if<gen::AttentionSpec>(&a.spec)) {
     ref::PagedAttentionProblem p = gen::materialize(*s);  // layouts, table, slopes
     if (a.tensors_stored) {

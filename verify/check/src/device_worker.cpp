@@ -2,6 +2,7 @@
 #include "pagecheck/verify/check/device_worker.h"
 
 #include <algorithm>
+#include <csignal>
 #include <exception>
 #include <iostream>
 
@@ -106,6 +107,9 @@ std::unique_ptr<CaseBackend> make_device_backend(
 }
 
 int run_verify_worker(const WorkerOptions& options) {
+  // Ctrl-C reaches the whole process group: the parent stops the run and prints the partial
+  // summary; its workers finish their case instead of dying as crashed cases.
+  std::signal(SIGINT, SIG_IGN);
   VariantRegistry builtin, planted, plugins;
   std::vector<std::pair<std::string, const VariantRegistry*>> registries;
   try {

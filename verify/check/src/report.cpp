@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/check/atomic_write.h"
 #include "pagecheck/verify/gen/classify.h"
 
 namespace pagecheck::verify::check {
@@ -154,7 +155,8 @@ void to_json(json& j, const RunReport& r) {
            {"wall_seconds", r.wall_seconds},
            {"exit_code", r.exit_code()},
            {"variants", r.variants},
-           {"notes", r.notes}};
+           {"notes", r.notes},
+           {"interrupted", r.interrupted}};
 }
 
 void from_json(const json& j, RunReport& r) {
@@ -169,6 +171,7 @@ void from_json(const json& j, RunReport& r) {
   r.wall_seconds = j.value("wall_seconds", 0.0);
   r.variants = j.at("variants").get<std::vector<VariantReport>>();
   r.notes = j.value("notes", std::vector<std::string>());
+  r.interrupted = j.value("interrupted", false);
 }
 
 RunReport merge_reports(const std::vector<RunReport>& reports) {
@@ -198,6 +201,7 @@ RunReport merge_reports(const std::vector<RunReport>& reports) {
       }
     }
     out.wall_seconds = std::max(out.wall_seconds, r.wall_seconds);
+    out.interrupted = out.interrupted || r.interrupted;
     for (const std::string& n : r.notes) {
       if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end())
         out.notes.push_back(n);
@@ -288,31 +292,37 @@ void print_summary(std::ostream& out, const RunReport& r) {
   }
   for (const VariantReport& v : r.variants) {
     if (!v.failure) continue;
-    const FailureInfo& f = *v.failure;
-    out << "\nCOUNTEREXAMPLE " << v.family << "/" << v.variant << " (case " << f.case_index
-        << ", found after " << fixed(f.seconds_to_find, 2) << " s; shrunk in " << f.shrink_steps
-        << " steps, " << fixed(f.shrink_seconds, 2) << " s"
-        << (f.shrink_budget_hit ? ", shrink budget reached" : "") << ")\n";
-    out << "  first failing case: " << f.original_summary << "\n";
-    out << "  shrunk layout:\n";
-    std::istringstream block(f.spec_text);
-    for (std::string l; std::getline(block, l);) out << "    " << l << "\n";
-    out << "  " << outcome_name(f.outcome) << ": " << f.message << "\n";
-    if (!f.reproduced) out << "  (the shrink run did not see the failure again: flaky)\n";
-    if (!f.reproduce.empty()) {
-      // The spec's JSON has no single quote (names and numbers only): safe in '…' for a shell.
-      out << "  reproduce: pagecheck verify" << (v.registry == "sim" ? " --simulate" : "")
-          << " --kernel " << v.family << " --variant " << v.variant
-          << (v.registry == "plugin" ? " --plugin LIB" : "") << " --reproduce-spec '"
-          << f.reproduce << "'\n";
-    }
-    if (!f.artifact.empty()) {
-      out << "  artefact:  " << f.artifact << "  (pagecheck verify --reproduce " << f.artifact
-          << ")\n";
-    }
+    out << "\n";
+    print_counterexample(out, v);
   }
   for (const auto& n : r.notes) out << "note: " << n << "\n";
   out << "wall time " << fixed(r.wall_seconds, 1) << " s\n";
+}
+
+void print_counterexample(std::ostream& out, const VariantReport& v) {
+  if (!v.failure) return;
+  const FailureInfo& f = *v.failure;
+  out << "COUNTEREXAMPLE " << v.family << "/" << v.variant << " (case " << f.case_index
+      << ", found after " << fixed(f.seconds_to_find, 2) << " s; shrunk in " << f.shrink_steps
+      << " steps, " << fixed(f.shrink_seconds, 2) << " s"
+      << (f.shrink_budget_hit ? ", shrink budget reached" : "") << ")\n";
+  out << "  first failing case: " << f.original_summary << "\n";
+  out << "  shrunk layout:\n";
+  std::istringstream block(f.spec_text);
+  for (std::string l; std::getline(block, l);) out << "    " << l << "\n";
+  out << "  " << outcome_name(f.outcome) << ": " << f.message << "\n";
+  if (!f.reproduced) out << "  (the shrink run did not see the failure again: flaky)\n";
+  if (!f.reproduce.empty()) {
+    // The spec's JSON has no single quote (names and numbers only): safe in '…' for a shell.
+    out << "  reproduce: pagecheck verify" << (v.registry == "sim" ? " --simulate" : "")
+        << " --kernel " << v.family << " --variant " << v.variant
+        << (v.registry == "plugin" ? " --plugin LIB" : "") << " --reproduce-spec '" << f.reproduce
+        << "'\n";
+  }
+  if (!f.artifact.empty()) {
+    out << "  artefact:  " << f.artifact << "  (pagecheck verify --reproduce " << f.artifact
+        << ")\n";
+  }
 }
 
 RunReport read_report(const std::string& path) {
@@ -326,13 +336,7 @@ RunReport read_report(const std::string& path) {
 }
 
 void write_report(const std::string& path, const RunReport& report) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp);
-    out << json(report).dump(2) << "\n";
-    if (!out) throw std::runtime_error("cannot write report '" + path + "'");
-  }
-  std::filesystem::rename(temp, path);
+  write_file_atomically(path, json(report).dump(2) + "\n");
 }
 
 }  // namespace pagecheck::verify::check

@@ -112,6 +112,10 @@ RunReport run_verification(const std::vector<Target>& targets, const VerifyOptio
   int large_running = 0;
   auto worker = [&](int w) {
     for (std::size_t k; (k = next.fetch_add(1)) < tasks.size();) {
+      if (o.stop && o.stop()) {  // interrupted: leave the rest of the queue
+        next.store(tasks.size());
+        break;
+      }
       const Task task = tasks[k];
       TargetState& st = *states[task.target];
       {
@@ -159,15 +163,28 @@ RunReport run_verification(const std::vector<Target>& targets, const VerifyOptio
         failing += st->first_fail != std::numeric_limits<int64_t>::max() ? 1 : 0;
       }
       std::ostringstream os;
-      os << "verify: " << done.load() << "/" << tasks.size() << " cases, " << failing
-         << " variant(s) failing, " << static_cast<int>(seconds_since(run_start)) << " s";
+      const double elapsed = seconds_since(run_start);
+      const std::size_t finished = done.load();
+      os << "verify: " << finished << "/" << tasks.size() << " cases, " << failing
+         << " variant(s) failing, " << static_cast<int>(elapsed) << " s elapsed";
+      if (finished > 0 && finished < tasks.size()) {
+        os << ", about "
+           << static_cast<int>(elapsed * static_cast<double>(tasks.size() - finished) / finished)
+           << " s left";
+      }
       o.progress(os.str());
     }
   }
   for (auto& th : threads) th.join();
 
+  report.interrupted = o.stop && o.stop();
+  if (report.interrupted) {
+    report.notes.push_back("interrupted: " + std::to_string(done.load()) + " of " +
+                           std::to_string(tasks.size()) +
+                           " cases done; counts are partial and nothing was shrunk");
+  }
   // Phase C: shrink each variant's first failure (one executor, sequentially).
-  for (std::size_t t = 0; t < targets.size(); ++t) {
+  for (std::size_t t = 0; t < targets.size() && !report.interrupted; ++t) {
     TargetState& st = *states[t];
     if (st.first_fail == std::numeric_limits<int64_t>::max()) continue;
     if (o.progress) o.progress("verify: shrinking the counterexample of " + targets[t].id());

@@ -53,4 +53,8 @@ struct LoadedArtifact {
 /// missing, not an artefact, or inconsistent with its spec.
 LoadedArtifact read_artifact(const std::string& path);
 
+/// Checks an artefact without running anything (and without re-materializing large caches):
+/// the errors of read_artifact (std::invalid_argument naming the file and what is wrong).
+void check_artifact(const std::string& path);
+
 }  // namespace pagecheck::verify::check

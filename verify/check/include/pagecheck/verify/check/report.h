@@ -74,6 +74,7 @@ struct RunReport {
   double wall_seconds = 0;              ///< wall time (max over merged shards)
   std::vector<VariantReport> variants;  ///< per variant
   std::vector<std::string> notes;       ///< e.g. "no GPU: ..."
+  bool interrupted = false;             ///< stopped early (SIGINT): counts are partial
 
   /// 0 all pass, 1 a counterexample or refused cases, 3 harness errors only.
   int exit_code() const;
@@ -95,6 +96,10 @@ RunReport merge_reports(const std::vector<RunReport>& reports);
 /// The human summary: one table row per variant (variant, cases, passed, regimes, edge cases
 /// hit, max error, time), then each counterexample in a readable block.
 void print_summary(std::ostream& out, const RunReport& report);
+
+/// One variant's counterexample block (COUNTEREXAMPLE line, shrunk layout, message,
+/// reproduce line, artefact); nothing when the variant has no failure.
+void print_counterexample(std::ostream& out, const VariantReport& variant);
 
 /// Reads a report file; throws std::invalid_argument naming the file.
 RunReport read_report(const std::string& path);

@@ -55,8 +55,12 @@ struct VerifyOptions {
   double shrink_budget_s = 120;  ///< time limit for shrinking one counterexample
   std::string artifact_dir;      ///< where failure artefacts go ("" = none)
   std::string device;            ///< device description for the report
-  /// Called about twice a second with a one-line progress text (may be empty).
+  /// Called about twice a second with a one-line progress text (may be empty): cases done of
+  /// total, failing variants, elapsed seconds and an estimate of the time left.
   std::function<void(const std::string&)> progress;
+  /// Polled between cases: once it returns true, no new case starts, running cases finish,
+  /// nothing is shrunk, and the report is partial (RunReport::interrupted, a note).
+  std::function<bool()> stop;
 };
 
 /// Makes executor number `worker` (0 .. jobs-1); executor 0 also shrinks.

@@ -1,0 +1,15 @@
+#pragma once
+/// CLI11 validators the commands share for numbers CLI11 would otherwise accept wrongly
+/// (a uint64_t option takes "-1" as 2^64-1 and saturates overflowing values; PositiveNumber
+/// accepts "nan"). A failed check is a CLI11 parse error: exit 2 naming the option.
+#include <CLI/CLI.hpp>
+
+namespace pagecheck::cli {
+
+/// Accepts a decimal integer in [0, 2^64-1]; refuses signs, fractions and overflow.
+CLI::Validator seed_value();
+
+/// Accepts a finite number > 0; refuses nan, inf and non-positive values.
+CLI::Validator positive_finite();
+
+}  // namespace pagecheck::cli
