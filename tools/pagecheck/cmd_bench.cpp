@@ -12,6 +12,7 @@
 
 #include "cmd_bench_common.h"
 #include "commands.h"
+#include "output_paths.h"
 #include "pagecheck/bench/compare.h"
 #include "pagecheck/bench/plot.h"
 #include "pagecheck/bench/process.h"
@@ -40,6 +41,7 @@ struct BenchCliOptions {
   std::string dtype = "float16";
   std::string json_path, markdown_path, plot_path;
   bool record = false;
+  bool force = false;
   std::string record_dir;
   std::string repo;
   std::vector<std::string> plugins;
@@ -118,33 +120,6 @@ void write_outputs(const BenchCliOptions& o, const bench::BenchReport& report) {
   }
 }
 
-/// Records the run's report for every evidence unit holding one of its variants (under
-/// fixtures/bandwidth, or as <unit>-<hash12>.json in --record-dir).
-void record_report(const BenchCliOptions& o, const VariantRegistry& registry, pc_family family,
-                   const bench::BenchReport& report) {
-  std::vector<std::string> builtin;
-  for (const auto& v : report.variants) {
-    const VariantInfo* info = registry.find(family, v);
-    if (info != nullptr && info->origin == "builtin") builtin.push_back(v);
-  }
-  for (const bench::BenchReport& r : review::reports_per_unit(o.repo, report, builtin)) {
-    if (!o.record_dir.empty()) {
-      const std::string path =
-          (fs::path(o.record_dir) / review::evidence_file_name(r.unit_name(), r.source_hash))
-              .string();
-      bench::write_report(r, path);
-      std::cerr << "wrote " << path << " (import it with `pagecheck bench record`)\n";
-      continue;
-    }
-    const review::RecordedReport rec = review::record_bandwidth_report(o.repo, r);
-    std::cerr << "recorded " << rec.json << " and " << rec.markdown << "\n";
-    std::cerr << (rec.plotted ? "recorded " + rec.svg
-                              : "pagecheck bench: warning: no plot (" + rec.plot_error +
-                                    "); draw it with tools/plot_bandwidth.py")
-              << "\n";
-  }
-}
-
 /// Benchmarks one family; returns the number of failed variant runs.
 int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family family) {
   std::string sweep_name;
@@ -181,7 +156,7 @@ int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family 
                      bench::side_by_side(report, report.variants[0], report.variants[i]));
   }
   write_outputs(o, report);
-  if (recording) record_report(o, registry, family, report);
+  if (recording) record_run_report(o.repo, o.record_dir, o.force, registry, family, report);
   int failed = 0, above = 0;
   for (const auto& sr : report.shapes) {
     for (const auto& v : sr.variants) {
@@ -221,11 +196,15 @@ int run_bench_command(BenchCliOptions& o) {
   if ((o.record || !o.record_dir.empty()) && o.dtype != "float16") {
     throw UsageError("--record: the recorded sweeps are float16");
   }
-  check_output_dir("--json", o.json_path);
-  check_output_dir("--markdown", o.markdown_path);
-  check_output_dir("--plot", o.plot_path);
+  check_output_file(o.json_path, "--json");
+  check_output_file(o.markdown_path, "--markdown");
+  check_output_file(o.plot_path, "--plot");
   if (!o.record_dir.empty() && !fs::is_directory(o.record_dir)) {
     throw UsageError("--record-dir: '" + o.record_dir + "' is not a directory");
+  }
+  check_output_folder(o.record_dir, "--record-dir");
+  if (o.force && !o.record && o.record_dir.empty()) {
+    throw UsageError("--force replaces recorded reports; use it with --record or --record-dir");
   }
   if (o.repo.empty()) o.repo = default_repo();
   if (o.record || !o.record_dir.empty()) {
@@ -235,6 +214,9 @@ int run_bench_command(BenchCliOptions& o) {
   VariantRegistry registry;
   register_builtin_kernels(registry);
   for (const auto& p : o.plugins) registry.load_plugin(p);
+  if (o.record || !o.record_dir.empty()) {
+    for (pc_family f : families) check_record_targets(o.repo, o.record_dir, o.force, registry, f);
+  }
   int failed = 0;
   for (pc_family f : families) failed += bench_family(o, registry, f);
   return failed > 0 ? 1 : 0;
@@ -261,6 +243,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->type_name("FILE");
   cmd->add_flag("--record", o->record,
                 "Write fixtures/bandwidth/<unit>-<hash12>.{json,md,svg} for the sources' hash");
+  cmd->add_flag("--force", o->force,
+                "With --record/--record-dir: replace a report already recorded for the same "
+                "sources (.json, .md and .svg together)");
   cmd->add_option("--record-dir", o->record_dir,
                   "Like --record, but write only <unit>-<hash12>.json into DIR (to carry back "
                   "from the GPU machine and import with `bench record`)")
@@ -280,6 +265,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--timeout", o->run.timeout_s, "Seconds of sampling per measurement at most")
       ->capture_default_str();
+  cmd->footer(
+      "Exit status: 0 success; 1 a variant failed its launch or output check; 2 bad usage or "
+      "bad input (unknown family, variant or shape, an output path that cannot be written, a "
+      "recorded report in the way without --force, a report that measured nothing); 3 a CUDA "
+      "error, no GPU, or an internal error.");
   add_bench_subcommands(*cmd, exit_code);
   cmd->callback([cmd, o, &exit_code] {
     if (!cmd->get_subcommands().empty()) return;  // `bench compare` / `bench record` ran

@@ -1,13 +1,16 @@
 /// `pagecheck bench compare` (before/after tables of two reports, or of two variants of one)
 /// and `pagecheck bench record` (import reports measured elsewhere as recorded evidence).
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cmd_bench_common.h"
 #include "commands.h"
+#include "output_paths.h"
 #include "pagecheck/bench/compare.h"
 #include "pagecheck/bench/render.h"
 #include "pagecheck/review/families.h"
@@ -22,14 +25,6 @@ std::string default_repo() {
   return review::find_repo_root(cwd, cwd);
 }
 
-void check_output_dir(const std::string& option, const std::string& path) {
-  if (path.empty()) return;
-  std::error_code ec;
-  if (!fs::is_directory(fs::absolute(path).parent_path(), ec)) {
-    throw UsageError(option + ": directory of '" + path + "' does not exist");
-  }
-}
-
 namespace {
 
 struct CompareCliOptions {
@@ -37,41 +32,72 @@ struct CompareCliOptions {
   std::vector<std::string> variants;
   double threshold = 0.05;
   std::string markdown_path;
+  bool allow_missing = false;
 };
 
 struct RecordCliOptions {
   std::vector<std::string> files;
   std::string repo;
+  bool force = false;
 };
 
+/// Reads a report named on the command line; a directory or a missing file is exit 2.
+bench::BenchReport read_report_argument(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) throw UsageError(path + ": no such bandwidth report");
+  if (fs::is_directory(st)) throw UsageError(path + ": is a directory, not a bandwidth report");
+  return bench::read_report(path);
+}
+
 int run_compare(const CompareCliOptions& o) {
-  check_output_dir("--markdown", o.markdown_path);
+  check_output_file(o.markdown_path, "--markdown");
+  if (!(o.threshold >= 0) || !std::isfinite(o.threshold)) {
+    throw UsageError("--threshold must be a non-negative number");
+  }
   bench::Comparison c;
   if (o.files.size() == 2) {
     if (!o.variants.empty()) throw UsageError("--variants compares two variants of ONE report");
-    c = bench::compare_reports(bench::read_report(o.files[0]), bench::read_report(o.files[1]),
-                               o.threshold);
+    const bench::BenchReport old_r = read_report_argument(o.files[0]);
+    const bench::BenchReport new_r = read_report_argument(o.files[1]);
+    try {
+      c = bench::compare_reports(old_r, new_r, o.threshold);
+    } catch (const bench::ReportError& e) {
+      throw UsageError(o.files[0] + " vs " + o.files[1] + ": " + e.what());
+    }
   } else if (o.files.size() == 1 && o.variants.size() == 2) {
-    c = bench::compare_variants(bench::read_report(o.files[0]), o.variants[0], o.variants[1],
+    c = bench::compare_variants(read_report_argument(o.files[0]), o.variants[0], o.variants[1],
                                 o.threshold);
   } else {
     throw UsageError("compare takes OLD.json NEW.json, or one report and --variants OLD,NEW");
   }
+  c.allow_missing = o.allow_missing;
   const std::string md = bench::render_comparison_markdown(c);
   std::cout << md;
   if (!o.markdown_path.empty()) bench::write_text_file_atomic(o.markdown_path, md);
+  if (c.missing_fails()) {
+    std::cerr << "pagecheck bench compare: " << c.missing()
+              << " row(s) are in one report only (marked **missing**); pass --allow-missing to "
+                 "compare the rows both have\n";
+  }
   return c.exit_code();
 }
 
 int run_record(const RecordCliOptions& o) {
   const std::string repo = o.repo.empty() ? default_repo() : o.repo;
   std::vector<bench::BenchReport> reports;
+  std::set<std::string> targets;
   for (const auto& f : o.files) {  // check all first: record nothing when one is refused
-    reports.push_back(bench::read_report(f));
+    reports.push_back(read_report_argument(f));
     review::check_recordable(repo, reports.back(), f);
+    const std::string target = review::recorded_report_path(repo, reports.back());
+    if (!targets.insert(target).second) {
+      throw UsageError(f + ": another report given records " + target + " too");
+    }
+    review::check_replaceable(target, o.force);
   }
   for (const auto& r : reports) {
-    const review::RecordedReport rec = review::record_bandwidth_report(repo, r);
+    const review::RecordedReport rec = review::record_bandwidth_report(repo, r, "", o.force);
     std::cout << "recorded " << rec.json << ", " << rec.markdown
               << (rec.plotted ? ", " + rec.svg : " (no plot: " + rec.plot_error + ")") << "\n";
   }
@@ -94,6 +120,13 @@ void add_bench_subcommands(CLI::App& bench, int& exit_code) {
       ->capture_default_str();
   cmp->add_option("--markdown", c->markdown_path, "Also write the Markdown to FILE")
       ->type_name("FILE");
+  cmp->add_flag("--allow-missing", c->allow_missing,
+                "Rows (shape, variant) in one report only do not fail the comparison");
+  cmp->footer(
+      "Exit status: 0 no regression; 1 a row is slower beyond the threshold, a variant fails "
+      "now, or a row is in one report only (without --allow-missing); 2 bad usage, or a "
+      "missing, unreadable or inconsistent report (the message names the file, row and "
+      "field); 3 internal error.");
   cmp->callback([c, &exit_code] { exit_code = run_compare(*c); });
 
   auto r = std::make_shared<RecordCliOptions>();
@@ -103,6 +136,12 @@ void add_bench_subcommands(CLI::App& bench, int& exit_code) {
       "sources' hash, writes fixtures/bandwidth/<unit>-<hash12>.{json,md,svg}");
   rec->add_option("reports", r->files, "Report JSON files")->required();
   rec->add_option("--repo", r->repo, "Repository root (default: found from the current dir)");
+  rec->add_flag("--force", r->force,
+                "Replace a report already recorded for the same sources (.json, .md and .svg)");
+  rec->footer(
+      "Exit status: 0 recorded; 2 bad usage, or a report refused (unreadable, inconsistent, "
+      "measured nothing, other sources or sweep, already recorded without --force): nothing "
+      "is recorded then; 3 internal error.");
   rec->callback([r, &exit_code] { exit_code = run_record(*r); });
 }
 

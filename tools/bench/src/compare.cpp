@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+
+#include "pagecheck/registry.h"
 
 namespace pagecheck::bench {
 
@@ -43,8 +46,13 @@ int Comparison::regressions() const {
       std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) { return r.regression; }));
 }
 
+int Comparison::missing() const {
+  return static_cast<int>(
+      std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) { return r.missing; }));
+}
+
 int Comparison::exit_code() const {
-  return regressions() > 0 ? 1 : 0;
+  return regressions() > 0 || missing_fails() ? 1 : 0;
 }
 
 namespace {
@@ -73,6 +81,7 @@ CompareRow make_row(const std::string& shape, const std::string& old_variant,
     row.new_time = new_v->time_us;
     row.new_gbps = new_v->gbps;
   }
+  row.missing = old_v == nullptr || new_v == nullptr;
   if (!old_ok || !new_ok) {
     if (!old_ok) row.note = side_note("old", old_v);
     if (!new_ok) row.note += (row.note.empty() ? "" : "; ") + side_note("new", new_v);
@@ -97,6 +106,26 @@ void check_threshold(double threshold) {
 
 std::string short_hash(const std::string& hash) {
   return hash.substr(0, 12);
+}
+
+/// Throws ReportError when one label names two different problems in `a` (old) and `b` (new).
+void require_same_shape(const BenchShape& a, const BenchShape& b) {
+  const auto differ = [&](const char* field, const std::string& x, const std::string& y) {
+    if (x == y) return;
+    throw ReportError("shape '" + a.label + "' is not the same problem in both reports: " + field +
+                      " " + x + " (old) vs " + y + " (new); compare reports of one sweep");
+  };
+  differ("family", family_name(a.family), family_name(b.family));
+  differ("dtype", dtype_name(a.dtype), dtype_name(b.dtype));
+  differ("group", a.group, b.group);
+  const std::pair<const char*, int64_t BenchShape::*> sizes[] = {
+      {"num_tokens", &BenchShape::num_tokens},     {"num_seqs", &BenchShape::num_seqs},
+      {"context_len", &BenchShape::context_len},   {"num_heads", &BenchShape::num_heads},
+      {"num_kv_heads", &BenchShape::num_kv_heads}, {"head_size", &BenchShape::head_size},
+      {"block_size", &BenchShape::block_size},     {"num_blocks", &BenchShape::num_blocks}};
+  for (const auto& [field, member] : sizes) {
+    differ(field, std::to_string(a.*member), std::to_string(b.*member));
+  }
 }
 
 }  // namespace
@@ -143,6 +172,7 @@ Comparison compare_reports(const BenchReport& old_r, const BenchReport& new_r, d
     for (const auto& label : labels) {
       const ShapeResult* os = find_shape(old_r, label);
       const ShapeResult* ns = find_shape(new_r, label);
+      if (os != nullptr && ns != nullptr) require_same_shape(os->shape, ns->shape);
       const VariantResult* ov = os ? os->find(variant) : nullptr;
       const VariantResult* nv = ns ? ns->find(variant) : nullptr;
       if (ov == nullptr && nv == nullptr) continue;

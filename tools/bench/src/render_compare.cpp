@@ -23,6 +23,10 @@ std::string render_comparison_markdown(const Comparison& c) {
   os << c.count(Verdict::kFaster) << " faster, " << c.count(Verdict::kSlower) << " slower, "
      << c.count(Verdict::kSame) << " same within noise, " << c.count(Verdict::kUnavailable)
      << " not comparable";
+  if (c.missing() > 0) {
+    os << (c.missing_fails() ? "; **" : "; ") << c.missing() << " row(s) in one report only"
+       << (c.missing_fails() ? "**" : "");
+  }
   if (c.gated && c.regressions() > 0) {
     os << "; **" << c.regressions() << " regression(s) beyond " << format_percent(c.threshold)
        << "**";
@@ -52,6 +56,7 @@ std::string render_comparison_markdown(const Comparison& c) {
     os << " | ";
     std::string verdict = verdict_name(r.verdict);
     if (r.regression) verdict = "**" + verdict + " (regression)**";
+    if (r.missing && c.missing_fails()) verdict = "**missing**";
     if (!r.note.empty()) verdict += ": " + r.note;
     for (char& ch : verdict) {
       if (ch == '|' || ch == '\n') ch = '/';

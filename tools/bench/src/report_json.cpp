@@ -1,8 +1,8 @@
-/// The report model's checks and its JSON writing (reading is in report_read.cpp).
+/// The report model and its JSON writing (reading is in report_read.cpp, checks in
+/// report_validate.cpp).
 #include <unistd.h>
-#include <algorithm>
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
 
 #include "pagecheck/bench/report.h"
 #include "pagecheck/registry.h"
@@ -12,10 +12,6 @@ namespace pagecheck::bench {
 using nlohmann::json;
 
 namespace {
-
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw ReportError(where + ": " + what);
-}
 
 json summary_json(const SampleSummary& s) {
   return {{"samples", s.samples}, {"median", s.median}, {"q1", s.q1},     {"q3", s.q3},
@@ -68,36 +64,6 @@ const VariantResult* ShapeResult::find(const std::string& variant) const {
 
 const CeilingResult& BenchReport::family_ceiling() const {
   return family == "paged_attention" ? read_ceiling : copy_ceiling;
-}
-
-void BenchReport::validate(const std::string& origin) const {
-  if (schema != kReportSchema) {
-    fail(origin, "schema '" + schema + "' is not " + kReportSchema);
-  }
-  pc_family fam{};
-  try {
-    fam = parse_family(family);
-  } catch (const std::invalid_argument& e) {
-    fail(origin, e.what());
-  }
-  if (unit_name().find('/') != std::string::npos) fail(origin, "'unit' must not contain '/'");
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const auto& sr = shapes[i];
-    const std::string where =
-        origin + ": shapes[" + std::to_string(i) + "] '" + sr.shape.label + "'";
-    if (sr.shape.family != fam) fail(where, "shape of another family in a " + family + " report");
-    for (std::size_t k = 0; k < i; ++k) {
-      if (shapes[k].shape.label == sr.shape.label) fail(where, "duplicate shape label");
-    }
-    for (const auto& v : sr.variants) {
-      if (std::find(variants.begin(), variants.end(), v.variant) == variants.end()) {
-        fail(where, "result for variant '" + v.variant + "' not listed in 'variants'");
-      }
-      if (v.status == RunStatus::kOk && (v.time_us.samples <= 0 || !(v.time_us.median > 0))) {
-        fail(where, "variant '" + v.variant + "' is ok but has no positive median time");
-      }
-    }
-  }
 }
 
 json to_json(const BenchReport& r) {
@@ -161,17 +127,24 @@ json to_json(const BenchReport& r) {
   return out;
 }
 
+std::string temp_path_beside(const std::string& path) {
+  const std::filesystem::path p(path);
+  return (p.parent_path() /
+          ("." + p.filename().string() + "." + std::to_string(::getpid()) + ".pagecheck-tmp"))
+      .string();
+}
+
 void write_text_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(path + ": cannot open for writing");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(path + ": write failed");
-    }
+  // Created exclusively ("x"): a file that happens to have the temporary's name is never
+  // overwritten or deleted.
+  const std::string tmp = temp_path_beside(path);
+  std::FILE* out = std::fopen(tmp.c_str(), "wbx");
+  if (out == nullptr) throw std::runtime_error(path + ": cannot create " + tmp);
+  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  const bool closed = std::fclose(out) == 0;
+  if (!written || !closed) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": write failed");
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());

@@ -85,6 +85,126 @@ TEST_F(BenchCli, CorruptReportIsExitTwoNamingTheFile) {
   EXPECT_NE(p.err.find(bad), std::string::npos) << p.err;
 }
 
+TEST_F(BenchCli, CompareADirectoryOrAMissingFileIsExitTwoNamingThePath) {
+  const auto a =
+      write("a.json", make_report("gather_cached_kv", std::string(64, 'a'), {"v"}, {{{10, 0.01}}}));
+  for (const std::string& bad : {dir_.string(), (dir_ / "missing.json").string()}) {
+    ProcessResult p = pagecheck({"bench", "compare", a, bad});
+    EXPECT_EQ(p.exit_code, 2) << bad << ": " << p.err;
+    EXPECT_NE(p.err.find(bad), std::string::npos) << p.err;
+    EXPECT_EQ(p.err.find("internal error"), std::string::npos) << p.err;
+    p = pagecheck({"bench", "compare", bad, "--variants", "v,v"});
+    EXPECT_EQ(p.exit_code, 2) << bad << ": " << p.err;
+  }
+}
+
+TEST_F(BenchCli, CompareRefusesAnInconsistentReportNamingFileRowAndField) {
+  const auto a = write("a.json", make_report("gather_cached_kv", std::string(64, 'a'), {"v"},
+                                             {{{10, 0.01}, {20, 0.01}}}));
+  nlohmann::json j = to_json(read_report(a));
+  j["results"][1]["variants"][0]["time_us"]["median"] = 0.001;  // below q1, GB/s to match
+  j["results"][1]["variants"][0]["gbps"] =
+      bandwidth_gbps(j["results"][1]["bytes_read"].get<int64_t>() +
+                         j["results"][1]["bytes_written"].get<int64_t>(),
+                     0.001);
+  const std::string bad = (dir_ / "bad.json").string();
+  std::ofstream(bad) << j.dump(2);
+  ProcessResult p = pagecheck({"bench", "compare", a, bad});
+  EXPECT_EQ(p.exit_code, 2) << p.out;
+  for (const std::string part :
+       {bad, std::string("results[1] 't128'"), std::string("q1"), std::string("median")}) {
+    EXPECT_NE(p.err.find(part), std::string::npos) << part << " in " << p.err;
+  }
+  EXPECT_EQ(p.out.find("faster"), std::string::npos) << p.out;
+  j = to_json(read_report(a));
+  j["results"][0]["variants"][0]["gbps"] = 1e5;
+  std::ofstream(bad) << j.dump(2);
+  p = pagecheck({"bench", "compare", a, bad});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("field 'gbps'"), std::string::npos) << p.err;
+}
+
+TEST_F(BenchCli, CompareOtherDtypeUnderTheSameLabelIsExitTwo) {
+  const auto r = make_report("gather_cached_kv", std::string(64, 'a'), {"v"}, {{{10, 0.01}}});
+  auto other = r;
+  other.shapes[0].shape.dtype = DType::kBFloat16;
+  const auto a = write("a.json", r);
+  const auto b = write("b.json", other);
+  const ProcessResult p = pagecheck({"bench", "compare", a, b});
+  EXPECT_EQ(p.exit_code, 2) << p.out;
+  EXPECT_NE(p.err.find(a + " vs " + b), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("dtype float16 (old) vs bfloat16 (new)"), std::string::npos) << p.err;
+}
+
+TEST_F(BenchCli, CompareMissingRowsFailUnlessAllowed) {
+  const auto full =
+      make_report("gather_cached_kv", std::string(64, 'a'), {"v"}, {{{10, 0.01}, {20, 0.01}}});
+  auto cut = full;
+  cut.shapes.pop_back();
+  const auto a = write("a.json", full);
+  const auto b = write("b.json", cut);
+  ProcessResult p = pagecheck({"bench", "compare", a, b});
+  EXPECT_EQ(p.exit_code, 1) << p.err;
+  EXPECT_NE(p.out.find("| t128 | v |"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("**missing**"), std::string::npos) << p.out;
+  EXPECT_NE(p.err.find("--allow-missing"), std::string::npos) << p.err;
+  p = pagecheck({"bench", "compare", b, a});
+  EXPECT_EQ(p.exit_code, 1) << p.err;
+  p = pagecheck({"bench", "compare", a, b, "--allow-missing"});
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+}
+
+TEST_F(BenchCli, OutputPathsAreCheckedBeforeAnyWork) {
+  const std::string folder = dir_.string();
+  for (const char* option : {"--json", "--markdown", "--plot"}) {
+    const ProcessResult p =
+        pagecheck({"bench", "--family", "gather_cached_kv", "--quick", option, folder});
+    EXPECT_EQ(p.exit_code, 2) << option << ": " << p.err;
+    EXPECT_NE(p.err.find(option), std::string::npos) << p.err;
+    EXPECT_NE(p.err.find("'" + folder + "'"), std::string::npos) << p.err;
+  }
+  ProcessResult p = pagecheck({"bench", "--family", "gather_cached_kv", "--quick", "--json",
+                               (dir_ / "no" / "such" / "r.json").string()});
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  const auto a =
+      write("a.json", make_report("gather_cached_kv", std::string(64, 'a'), {"v"}, {{{10, 0.01}}}));
+  p = pagecheck({"bench", "compare", a, a, "--markdown", folder});
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  EXPECT_NE(p.err.find("--markdown"), std::string::npos) << p.err;
+  EXPECT_TRUE(p.out.empty()) << p.out;  // refused before comparing
+}
+
+TEST_F(BenchCli, UnwritableOutputFoldersAreExitTwo) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only folders";
+  const auto a =
+      write("a.json", make_report("gather_cached_kv", std::string(64, 'a'), {"v"}, {{{10, 0.01}}}));
+  const fs::path locked = dir_ / "locked";
+  fs::create_directories(locked);
+  fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+  ProcessResult p = pagecheck({"bench", "compare", a, a, "--markdown", (locked / "c.md").string()});
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  EXPECT_NE(p.err.find("not writable"), std::string::npos) << p.err;
+  p = pagecheck({"bench", "--family", "all", "--record-dir", locked.string()});
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  fs::permissions(locked, fs::perms::owner_all);
+}
+
+TEST_F(BenchCli, HelpListsTheExitStatuses) {
+  // Each command's own footer (a subcommand would otherwise show its parent's).
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"bench", "--help"}, "1 a variant failed its launch or output check"},
+      {{"bench", "compare", "--help"}, "or a row is in one report only (without --allow-missing)"},
+      {{"bench", "record", "--help"}, "already recorded without --force"}};
+  for (const auto& [args, own] : cases) {
+    const ProcessResult p = pagecheck(args);
+    EXPECT_EQ(p.exit_code, 0) << args[1];
+    for (const std::string part :
+         {std::string("Exit status: 0 "), std::string("; 2 bad usage"), std::string("; 3 "), own}) {
+      EXPECT_NE(p.out.find(part), std::string::npos) << args[1] << ": " << part << "\n" << p.out;
+    }
+  }
+}
+
 TEST_F(BenchCli, BadUsageIsExitTwo) {
   ProcessResult p = pagecheck({"bench", "--family", "flash_attention"});
   EXPECT_EQ(p.exit_code, 2);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "pagecheck/bench/compare.h"
+#include "pagecheck/bench/render.h"
 #include "synthetic_report.h"
 
 namespace pagecheck::bench {
@@ -78,15 +79,59 @@ TEST(CompareReports, FailedNowIsARegressionUnsupportedIsNot) {
   EXPECT_EQ(c.exit_code(), 1);
 }
 
-TEST(CompareReports, VariantsOnOneSideOnlyAreListedNotFailed) {
+TEST(CompareReports, VariantsOnOneSideOnlyAreMissingRowsThatFailUnlessAllowed) {
   const auto old_r = make_report("gather_cached_kv", kOldHash, {"naive"}, {{{100, 0.01}}});
   const auto new_r = make_report("gather_cached_kv", kNewHash, {"naive", "vectorized"},
                                  {{{100, 0.01}}, {{50, 0.01}}});
-  const Comparison c = compare_reports(old_r, new_r, 0.05);
+  Comparison c = compare_reports(old_r, new_r, 0.05);
   ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_EQ(c.rows[1].new_variant, "vectorized");
   EXPECT_EQ(c.rows[1].verdict, Verdict::kUnavailable);
+  EXPECT_FALSE(c.rows[0].missing);
+  EXPECT_TRUE(c.rows[1].missing);
+  EXPECT_EQ(c.missing(), 1);
+  EXPECT_EQ(c.exit_code(), 1);
+  EXPECT_NE(render_comparison_markdown(c).find("**missing**"), std::string::npos);
+  c.allow_missing = true;
   EXPECT_EQ(c.exit_code(), 0);
+  EXPECT_EQ(render_comparison_markdown(c).find("**missing**"), std::string::npos);
+}
+
+TEST(CompareReports, ShapesOnOneSideOnlyAreMissingRows) {
+  const auto old_r = make_report("gather_cached_kv", kOldHash, {"v"}, {{{10, 0.01}, {20, 0.01}}});
+  auto new_r = old_r;
+  new_r.shapes.pop_back();  // t128 not measured any more
+  const Comparison c = compare_reports(old_r, new_r, 0.05);
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_TRUE(c.rows[1].missing);
+  EXPECT_EQ(c.rows[1].shape, "t128");
+  EXPECT_EQ(c.exit_code(), 1);
+  // The other way round too.
+  EXPECT_EQ(compare_reports(new_r, old_r, 0.05).exit_code(), 1);
+  // An unsupported result is present, not missing.
+  auto unsupported = old_r;
+  unsupported.shapes[1].variants[0].status = RunStatus::kUnsupported;
+  EXPECT_EQ(compare_reports(old_r, unsupported, 0.05).missing(), 0);
+}
+
+TEST(CompareReports, OneLabelForTwoProblemsIsRefusedNamingTheField) {
+  const auto old_r = make_report("gather_cached_kv", kOldHash, {"v"}, {{{10, 0.01}}});
+  auto new_r = old_r;
+  new_r.shapes[0].shape.dtype = DType::kBFloat16;
+  try {
+    compare_reports(old_r, new_r, 0.05);
+    FAIL() << "float16 and bfloat16 compared under one label";
+  } catch (const ReportError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("shape 't64'"), std::string::npos) << what;
+    EXPECT_NE(what.find("dtype float16 (old) vs bfloat16 (new)"), std::string::npos) << what;
+  }
+  new_r = old_r;
+  new_r.shapes[0].shape.head_size = 64;
+  EXPECT_THROW(compare_reports(old_r, new_r, 0.05), ReportError);
+  new_r = old_r;
+  new_r.shapes[0].shape.num_blocks *= 2;
+  EXPECT_THROW(compare_reports(old_r, new_r, 0.05), ReportError);
 }
 
 TEST(CompareReports, RefusesDifferentFamiliesAndNegativeThresholds) {
@@ -115,6 +160,16 @@ TEST(CompareVariants, RowsPerShapeBaselineAgainstCandidate) {
   EXPECT_EQ(c.rows[1].verdict, Verdict::kSlower);
   EXPECT_FALSE(c.rows[1].regression);  // +5% is not beyond 5%
   EXPECT_THROW(compare_variants(r, "v1_baseline", "nope", 0.05), ReportError);
+}
+
+TEST(CompareVariants, AShapeWithoutTheCandidateIsMissing) {
+  auto r = make_report("paged_attention", kOldHash, {"v1_baseline", "v1_shared_q"},
+                       {{{100, 0.01}, {200, 0.01}}, {{100, 0.01}, {200, 0.01}}});
+  r.shapes[1].variants.pop_back();
+  const Comparison c = compare_variants(r, "v1_baseline", "v1_shared_q", 0.05);
+  EXPECT_EQ(c.missing(), 1);
+  EXPECT_EQ(c.exit_code(), 1);
+  EXPECT_EQ(side_by_side(r, "v1_baseline", "v1_shared_q").exit_code(), 0);  // informational
 }
 
 }  // namespace

@@ -48,9 +48,18 @@ TEST(ReportJson, FileRoundTripAndNoTemporaryLeftBehind) {
   const std::string path = temp_path("report.json");
   write_report(sample(), path);
   EXPECT_EQ(to_json(read_report(path)), to_json(sample()));
-  for (const auto& e : fs::directory_iterator(fs::path(path).parent_path())) {
-    EXPECT_EQ(e.path().string().find(path + ".tmp"), std::string::npos) << e.path();
-  }
+  const std::string temp = temp_path_beside(path);
+  EXPECT_EQ(fs::path(temp).parent_path(), fs::path(path).parent_path());
+  EXPECT_EQ(fs::path(temp).filename().string().rfind("." + fs::path(path).filename().string(), 0),
+            0u)
+      << temp;
+  EXPECT_FALSE(fs::exists(temp));
+  // A file that happens to have the temporary's name is neither used nor deleted.
+  std::ofstream(temp) << "the user's file";
+  EXPECT_THROW(write_report(sample(), path), std::runtime_error);
+  std::ifstream in(temp);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "the user's file");
+  fs::remove(temp);
   fs::remove(path);
 }
 
@@ -67,6 +76,18 @@ TEST(ReportJson, TruncatedFileNamesThePath) {
   }
   fs::remove(path);
   EXPECT_THROW(read_report(path), ReportError);  // missing file
+}
+
+TEST(ReportJson, ADirectoryIsAReportErrorNamingIt) {
+  const std::string dir = temp_path("folder");
+  fs::create_directories(dir);
+  try {
+    read_report(dir);
+    FAIL() << "a directory read as a report";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find(dir + ": is a directory"), std::string::npos) << e.what();
+  }
+  fs::remove(dir);
 }
 
 TEST(ReportJson, MissingOrMistypedFieldsAreNamed) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 #include "pagecheck/bench/plot.h"
 #include "pagecheck/bench/render.h"
@@ -21,6 +22,7 @@ void check_recordable(const std::string& repo, const bench::BenchReport& report,
                         ": only reports of the built-in sweep are recorded (this one is '" +
                         report.sweep + "')");
   }
+  bench::require_measurements(report, origin);
   const auto families = load_family_sources(repo);
   const FamilySources& unit = find_family(families, report.unit_name(), kFamiliesFile);
   if (unit.kernel_family() != report.family) {
@@ -70,11 +72,50 @@ std::vector<bench::BenchReport> reports_per_unit(const std::string& repo,
   return out;
 }
 
+std::string recorded_report_path(const std::string& repo, const bench::BenchReport& report,
+                                 const std::string& dir) {
+  return dir.empty() ? bandwidth_report_path(repo, report.unit_name(), report.source_hash)
+                     : (fs::path(dir) / evidence_file_name(report.unit_name(), report.source_hash))
+                           .string();
+}
+
+void check_replaceable(const std::string& json_path, bool force) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(json_path, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_regular_file(st)) {
+    throw EvidenceError(json_path + ": exists and is not a file; cannot record a report there");
+  }
+  if (!force) {
+    throw EvidenceError(json_path + ": a report is already recorded for these sources; pass " +
+                        "--force to replace it (with its .md and .svg)");
+  }
+}
+
+namespace {
+
+/// Removes a temporary file when it is still there on leaving the scope (an early exit).
+struct TempFile {
+  std::string path;
+  ~TempFile() {
+    std::error_code ec;
+    fs::remove(path, ec);
+  }
+};
+
+void rename_into_place(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::rename(from, to, ec);
+  if (ec) throw std::runtime_error(to + ": cannot move " + from + " into place: " + ec.message());
+}
+
+}  // namespace
+
 RecordedReport record_bandwidth_report(const std::string& repo, const bench::BenchReport& report,
-                                       const std::string& dir) {
-  const fs::path base =
-      dir.empty() ? fs::path(bandwidth_report_path(repo, report.unit_name(), report.source_hash))
-                  : fs::path(dir) / evidence_file_name(report.unit_name(), report.source_hash);
+                                       const std::string& dir, bool force) {
+  const fs::path base = recorded_report_path(repo, report, dir);
+  bench::require_measurements(report, "the " + report.unit_name() + " report for " + base.string());
+  check_replaceable(base.string(), force);
   std::error_code ec;
   fs::create_directories(base.parent_path(), ec);
   if (ec) throw std::runtime_error(base.parent_path().string() + ": " + ec.message());
@@ -82,10 +123,20 @@ RecordedReport record_bandwidth_report(const std::string& repo, const bench::Ben
   out.json = base.string();
   out.markdown = fs::path(base).replace_extension(".md").string();
   out.svg = fs::path(base).replace_extension(".svg").string();
-  bench::write_report(report, out.json);
-  out.plotted = bench::plot_report(repo, out.json, out.svg, &out.plot_error);
+  // Each file is written beside its target, then moved into place; the report last, so an
+  // interrupted run leaves the previous report (or none), never a stale plot beside a new one.
+  const TempFile temp{bench::temp_path_beside(out.json)};
+  const std::string& json_tmp = temp.path;
+  bench::write_report(report, json_tmp);  // the plotting script reads the new report
+  // tools/plot_bandwidth.py writes beside out.svg and renames into place itself.
+  out.plotted = bench::plot_report(repo, json_tmp, out.svg, &out.plot_error);
+  if (!out.plotted) {
+    fs::remove(out.svg, ec);  // a stale plot of the replaced report
+    if (ec) throw std::runtime_error(out.svg + ": cannot remove the stale plot: " + ec.message());
+  }
   bench::write_text_file_atomic(
       out.markdown, bench::render_report_markdown(report, fs::path(out.svg).filename().string()));
+  rename_into_place(json_tmp, out.json);
   return out;
 }
 

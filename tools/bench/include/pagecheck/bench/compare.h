@@ -34,7 +34,8 @@ struct CompareRow {
   double speedup = 0;       ///< old median / new median (> 1: new is faster)
   Verdict verdict = Verdict::kUnavailable;  ///< see Verdict
   bool regression = false;                  ///< slower, and new/old - 1 exceeds the threshold
-  std::string note;  ///< why unavailable, e.g. "new: unsupported (head size 80)"
+  std::string note;      ///< why unavailable, e.g. "new: unsupported (head size 80)"
+  bool missing = false;  ///< one side has no result at all for this shape and variant
 };
 
 /// A whole comparison.
@@ -44,22 +45,32 @@ struct Comparison {
   std::string new_label;              ///< "new", or the candidate variant's name
   double threshold = 0.05;            ///< slowdown (new/old - 1) beyond which a slower row fails
   bool gated = true;                  ///< false: informational (no row is ever a regression)
+  bool allow_missing = false;         ///< true: rows missing on one side do not fail
   std::vector<CompareRow> rows;       ///< per variant, per shape (old report's order first)
   std::vector<std::string> warnings;  ///< e.g. devices differ
   /// Rows with the given verdict.
   int count(Verdict verdict) const;
   /// Rows flagged as regressions.
   int regressions() const;
-  /// 1 when any row regressed beyond the threshold, else 0.
+  /// Rows one side has no result for (see CompareRow::missing).
+  int missing() const;
+  /// True when missing rows fail the comparison: gated and not `allow_missing`.
+  bool missing_fails() const { return gated && !allow_missing && missing() > 0; }
+  /// 1 when any row regressed beyond the threshold or missing_fails(), else 0.
   int exit_code() const;
 };
 
-/// Compares two reports of the same family row by row: each (shape, variant) present in both.
-/// Throws ReportError when the families differ or `threshold` is negative.
+/// Compares two reports of the same family row by row: one row per (shape, variant) present in
+/// either; a row present on one side only is `missing`. Shapes are matched by label, and a
+/// label must name the same problem on both sides (dtype, heads, head size, block size, pool,
+/// tokens or batch and context). Throws ReportError when the families differ, a label names
+/// different shapes (the message names the label and the differing field) or `threshold` is
+/// negative.
 Comparison compare_reports(const BenchReport& old_report, const BenchReport& new_report,
                            double threshold);
-/// Compares two variants inside one report, shape by shape (old = `baseline`). Throws
-/// ReportError naming a variant the report does not contain.
+/// Compares two variants inside one report, shape by shape (old = `baseline`); a shape one of
+/// them has no result for is a `missing` row. Throws ReportError naming a variant the report
+/// does not contain.
 Comparison compare_variants(const BenchReport& report, const std::string& baseline,
                             const std::string& candidate, double threshold);
 

@@ -118,10 +118,20 @@ struct BenchReport {
   const std::string& unit_name() const { return unit.empty() ? family : unit; }
   /// The ceiling the family is judged against: copy for the copy kernels, read for attention.
   const CeilingResult& family_ceiling() const;
-  /// Throws ReportError (prefixed with `origin`) when fields are inconsistent: unknown family,
-  /// a shape of another family, a result for a variant not in `variants`, negative numbers.
+  /// Throws ReportError (prefixed with `origin`, naming the result and the field) when fields
+  /// are inconsistent: unknown family, a shape of another family, a label or group other than
+  /// the one the shape's parameters give (t<T>, mha_b<B>_c<C>, gqa_b<B>_c<C>), a result for a
+  /// variant not in `variants` or twice for one variant; for every measured ("ok") result and
+  /// ceiling: samples and times not positive, quartiles out of order (min <= q1 <= median <=
+  /// q3 <= max, mean within [min, max]), noise other than (q3 - q1) / median, or GB/s other
+  /// than the declared bytes over the median time (within rounding: 1e-6 relative or 0.005).
   void validate(const std::string& origin) const;
 };
+
+/// Throws ReportError naming `origin` unless the report holds a measurement of each of its
+/// variants: at least one shape, one variant, and for every variant a result with status ok.
+/// Recording refuses reports that would otherwise pass as evidence with nothing measured.
+void require_measurements(const BenchReport& report, const std::string& origin);
 
 /// The report with only the variants in `keep` (in the report's order), as recorded for an
 /// evidence unit that holds some of a run's variants.
@@ -137,7 +147,12 @@ BenchReport read_report(const std::string& path);
 /// write leaves nothing half-written. Throws std::runtime_error naming the path.
 void write_report(const BenchReport& report, const std::string& path);
 
-/// Writes `text` to `path` through a temporary file renamed into place; throws
+/// The temporary file beside `path` that write_text_file_atomic renames into place:
+/// `<dir>/.<name>.<pid>.pagecheck-tmp` (hidden, and ignored by the repository's .gitignore).
+std::string temp_path_beside(const std::string& path);
+
+/// Writes `text` to `path` through a temporary file (temp_path_beside, created exclusively, so
+/// an existing file of that name is never touched) renamed into place; throws
 /// std::runtime_error naming the path on failure.
 void write_text_file_atomic(const std::string& path, const std::string& text);
 

@@ -20,7 +20,8 @@ struct RecordedReport {
 
 /// Throws EvidenceError (naming `origin`) unless `report` may be recorded for the sources in
 /// the working tree under `repo`: the built-in ("default") sweep, and a source hash equal to
-/// the family's current content hash.
+/// the family's current content hash. Throws bench::ReportError naming `origin` for a report
+/// that measured nothing (bench::require_measurements).
 void check_recordable(const std::string& repo, const bench::BenchReport& report,
                       const std::string& origin);
 
@@ -35,11 +36,24 @@ std::vector<bench::BenchReport> reports_per_unit(const std::string& repo,
                                                  const bench::BenchReport& report,
                                                  const std::vector<std::string>& builtin);
 
+/// Where the report is recorded: <repo>/fixtures/bandwidth/<unit>-<hash12>.json, or that file
+/// name under `dir` when `dir` is not empty.
+std::string recorded_report_path(const std::string& repo, const bench::BenchReport& report,
+                                 const std::string& dir = "");
+
+/// Throws EvidenceError naming `json_path` when something is there and may not be replaced:
+/// anything but a regular file, or a recorded report while `force` is false (the message says
+/// --force).
+void check_replaceable(const std::string& json_path, bool force);
+
 /// Writes the report, its Markdown and its plot under `dir` (empty: <repo>/fixtures/bandwidth)
-/// as <unit>-<hash12>.{json,md,svg}, replacing earlier files for the same hash. A missing
+/// as <unit>-<hash12>.{json,md,svg}. Refuses (bench::ReportError) a report that measured
+/// nothing, and (EvidenceError, check_replaceable) an existing report unless `force`. Each file
+/// is written beside its target and renamed into place; when the plot cannot be drawn a plot
+/// already there is removed, so no stale plot stays beside the new report. A missing
 /// Python/matplotlib is not an error (see plot_error); the Markdown links the SVG anyway, so
 /// `tools/plot_bandwidth.py` can draw it later.
 RecordedReport record_bandwidth_report(const std::string& repo, const bench::BenchReport& report,
-                                       const std::string& dir = "");
+                                       const std::string& dir = "", bool force = false);
 
 }  // namespace pagecheck::review

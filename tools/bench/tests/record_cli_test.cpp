@@ -1,0 +1,162 @@
+/// `pagecheck bench record` and `bench --record`: reports that measured nothing are refused, a
+/// recorded report is replaced only with --force, and then the .json, .md and .svg together
+/// (no stale plot beside a new report, no temporary file left). Runs on CPU: the recording run
+/// is refused before any GPU work.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "../../review/tests/scratch_repo.h"
+#include "pagecheck/bench/process.h"
+#include "pagecheck/bench/render.h"
+#include "pagecheck/review/content_hash.h"
+#include "pagecheck/review/evidence.h"
+
+namespace pagecheck::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using review::testing::ScratchRepo;
+using testing::make_report;
+
+ProcessResult pagecheck(std::vector<std::string> args) {
+  args.insert(args.begin(), PAGECHECK_EXE);
+  return run_process(args);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Names of the files in `dir`.
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class BenchRecord : public ::testing::Test {
+ protected:
+  /// A report of the scratch repository's current gather_cached_kv sources, carried in from
+  /// "the GPU machine" as `name` (outside fixtures/).
+  std::string carried(const std::string& name, const BenchReport& r) const {
+    const std::string path = repo_.root() + "/" + name;
+    write_report(r, path);
+    return path;
+  }
+  BenchReport measured(double median_us) const {
+    return make_report("gather_cached_kv", repo_.hash("gather_cached_kv"), {"a"},
+                       {{{median_us, 0.01}, {2 * median_us, 0.01}}});
+  }
+  std::string recorded(const std::string& ext) const {
+    return repo_.root() + "/fixtures/bandwidth/gather_cached_kv-" +
+           review::short_hash(repo_.hash("gather_cached_kv")) + ext;
+  }
+  ScratchRepo repo_;
+};
+
+TEST_F(BenchRecord, AReportThatMeasuredNothingIsRefusedNamingTheFile) {
+  BenchReport empty = measured(10);
+  empty.shapes.clear();
+  BenchReport skipped = measured(10);
+  for (auto& s : skipped.shapes) s.variants[0].status = RunStatus::kUnsupported;
+  for (const auto& [name, report] :
+       {std::pair<std::string, BenchReport>{"empty.json", empty}, {"skipped.json", skipped}}) {
+    const std::string path = carried(name, report);
+    const ProcessResult p = pagecheck({"bench", "record", path, "--repo", repo_.root()});
+    EXPECT_EQ(p.exit_code, 2) << name << ": " << p.out << p.err;
+    EXPECT_NE(p.err.find(path + ": "), std::string::npos) << p.err;
+    EXPECT_FALSE(fs::exists(recorded(".json"))) << name;
+    EXPECT_FALSE(fs::exists(recorded(".md"))) << name;
+  }
+}
+
+TEST_F(BenchRecord, ReplacingARecordedReportNeedsForce) {
+  const std::string first = carried("first.json", measured(10));
+  ProcessResult p = pagecheck({"bench", "record", first, "--repo", repo_.root()});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const std::string json = read_text(recorded(".json")), md = read_text(recorded(".md"));
+
+  const std::string second = carried("second.json", measured(20));
+  p = pagecheck({"bench", "record", second, "--repo", repo_.root()});
+  EXPECT_EQ(p.exit_code, 2) << p.out;
+  EXPECT_NE(p.err.find(recorded(".json")), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("--force"), std::string::npos) << p.err;
+  EXPECT_EQ(read_text(recorded(".json")), json);
+  EXPECT_EQ(read_text(recorded(".md")), md);
+
+  // Two reports for one target in one call are refused before anything is written.
+  fs::remove(recorded(".json"));
+  p = pagecheck({"bench", "record", first, second, "--repo", repo_.root(), "--force"});
+  EXPECT_EQ(p.exit_code, 2) << p.out;
+  EXPECT_NE(p.err.find(second), std::string::npos) << p.err;
+  EXPECT_FALSE(fs::exists(recorded(".json")));
+}
+
+TEST_F(BenchRecord, ForceReplacesJsonMarkdownAndPlotTogether) {
+  // No tools/plot_bandwidth.py in the scratch repository: the plot cannot be drawn.
+  ASSERT_EQ(
+      pagecheck({"bench", "record", carried("first.json", measured(10)), "--repo", repo_.root()})
+          .exit_code,
+      0);
+  std::ofstream(recorded(".svg")) << "<svg>plot of the first report</svg>";
+  const BenchReport second = measured(20);
+  ProcessResult p = pagecheck(
+      {"bench", "record", carried("second.json", second), "--repo", repo_.root(), "--force"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(to_json(read_report(recorded(".json"))), to_json(second));
+  EXPECT_EQ(read_text(recorded(".md")),
+            render_report_markdown(second, fs::path(recorded(".svg")).filename().string()));
+  EXPECT_FALSE(fs::exists(recorded(".svg"))) << "stale plot left beside the new report";
+
+  // With a plotting script the new plot replaces the old one.
+  repo_.write("tools/plot_bandwidth.py",
+              "import sys\nopen(sys.argv[2], 'w').write('<svg>' + open(sys.argv[1]).read()[:1] +"
+              " 'new</svg>')\n");
+  std::ofstream(recorded(".svg")) << "<svg>stale</svg>";
+  p = pagecheck(
+      {"bench", "record", carried("third.json", measured(30)), "--repo", repo_.root(), "--force"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  if (p.out.find("no plot") != std::string::npos) GTEST_SKIP() << "no python3: " << p.out;
+  EXPECT_EQ(read_text(recorded(".svg")), "<svg>{new</svg>");
+  const std::vector<std::string> expected = {fs::path(recorded(".json")).filename().string(),
+                                             fs::path(recorded(".md")).filename().string(),
+                                             fs::path(recorded(".svg")).filename().string()};
+  EXPECT_EQ(listing(fs::path(recorded(".json")).parent_path()), expected);  // no temporaries
+}
+
+TEST_F(BenchRecord, ARecordingRunIsRefusedBeforeAnyWorkWhenAReportIsInTheWay) {
+  const std::vector<std::string> run = {"bench",    "--family", "gather_cached_kv",
+                                        "--record", "--repo",   repo_.root()};
+  ProcessResult p = pagecheck(run);
+  if (p.err.find("no gather_cached_kv variant") != std::string::npos) {
+    GTEST_SKIP() << "no built-in kernels in this build";
+  }
+  EXPECT_NE(p.exit_code, 2) << p.err;  // nothing in the way: it runs (exit 3 without a GPU)
+  fs::create_directories(fs::path(recorded(".json")).parent_path());
+  std::ofstream(recorded(".json")) << "{}";
+  p = pagecheck(run);
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  EXPECT_NE(p.err.find(recorded(".json")), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("--force"), std::string::npos) << p.err;
+  EXPECT_EQ(read_text(recorded(".json")), "{}");
+
+  // The same for --record-dir.
+  const fs::path out = repo_.root() + "/out";
+  fs::create_directories(out);
+  std::ofstream(out / fs::path(recorded(".json")).filename()) << "{}";
+  p = pagecheck({"bench", "--family", "gather_cached_kv", "--record-dir", out.string(), "--repo",
+                 repo_.root()});
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  EXPECT_NE(p.err.find("--force"), std::string::npos) << p.err;
+  // --force without recording is bad usage.
+  p = pagecheck({"bench", "--family", "gather_cached_kv", "--force"});
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+}
+
+}  // namespace
+}  // namespace pagecheck::bench
