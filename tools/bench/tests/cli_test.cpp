@@ -168,6 +168,11 @@ TEST_F(BenchCli, OutputPathsAreCheckedBeforeAnyWork) {
   EXPECT_EQ(p.exit_code, 2) << p.err;
   const auto a =
       write("a.json", make_report("gather_cached_kv", std::string(64, 'a'), {"v"}, {{{10, 0.01}}}));
+  // Below a file: no folder to write into (fails for root too).
+  const std::string below_file = a + "/r.md";
+  p = pagecheck({"bench", "--family", "gather_cached_kv", "--quick", "--markdown", below_file});
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  EXPECT_NE(p.err.find("'" + below_file + "'"), std::string::npos) << p.err;
   p = pagecheck({"bench", "compare", a, a, "--markdown", folder});
   EXPECT_EQ(p.exit_code, 2) << p.err;
   EXPECT_NE(p.err.find("--markdown"), std::string::npos) << p.err;
