@@ -68,7 +68,8 @@ std::function<void(const std::string&)> progress_printer() {
 
 void catch_interrupt() {
   static const bool installed = [] {
-    std::signal(SIGINT, on_sigint);
+    // An ignored SIGINT (nohup, `cmd &` in a script) stays ignored, as for any Unix tool.
+    if (std::signal(SIGINT, on_sigint) == SIG_IGN) std::signal(SIGINT, SIG_IGN);
     return true;
   }();
   (void)installed;

@@ -17,7 +17,8 @@ inline constexpr int kInterruptedExit = 130;
 /// neither stderr nor stdout wants progress.
 std::function<void(const std::string&)> progress_printer();
 
-/// Installs the SIGINT handler (once per process); interrupted() turns true on the first one.
+/// Installs the SIGINT handler (once per process; a SIGINT ignored at start stays ignored);
+/// interrupted() turns true on the first one.
 void catch_interrupt();
 /// True after SIGINT, once catch_interrupt() was called.
 bool interrupted();

@@ -43,7 +43,9 @@ if grep -q "no GPU" <<<"$probe"; then
   [[ $seen == 1 ]] && echo "ok: the no-GPU notice appears at once" || fail "the no-GPU notice was not flushed"
 fi
 
-# SIGINT: the partial summary, then exit 130.
+# SIGINT: the partial summary, then exit 130. Job control on: a script's background job would
+# otherwise start with SIGINT ignored (and an ignored SIGINT stays ignored).
+set -m
 PAGECHECK_PROGRESS_INTERVAL=0.2 "$pagecheck" "${sim[@]}" --cases 100000 >int.txt 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
