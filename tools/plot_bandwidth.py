@@ -84,10 +84,17 @@ def plot(report, out_path):
     fig.suptitle(f"{family} on {env['device']} (sources {report['source_hash'][:12]}, "
                  f"git {report.get('git_revision', '?')[:12]})", fontsize=10)
     fig.tight_layout()
-    tmp = out_path + ".tmp.svg"
-    fig.savefig(tmp, format="svg", metadata={"Date": None})
-    plt.close(fig)
-    os.replace(tmp, out_path)
+    # A temporary beside the target, named like the C++ tools' (.NAME.PID.pagecheck-tmp, which
+    # .gitignore covers), removed when the plot fails half-way.
+    folder, name = os.path.split(os.path.abspath(out_path))
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.pagecheck-tmp")
+    try:
+        fig.savefig(tmp, format="svg", metadata={"Date": None})
+        os.replace(tmp, out_path)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def main(argv):
