@@ -61,6 +61,9 @@ echo mine >r.json.tmp
 expect 0 "--json next to the user's r.json.tmp" -- "$pagecheck" "${sim[@]}" --variant sim_reference --cases 4 --json r.json
 [[ "$(cat r.json.tmp 2>/dev/null)" == mine ]] || fail "verify --json touched r.json.tmp"
 grep -q '"schema"' r.json || fail "verify --json wrote no report"
+touch plain-mode
+[[ $(stat -c %a r.json) == $(stat -c %a plain-mode) ]] ||
+  fail "r.json has mode $(stat -c %a r.json), a plain new file $(stat -c %a plain-mode)"
 echo mine >s.json.tmp
 expect 0 "selftest --json next to s.json.tmp" -- "$pagecheck" selftest --simulate --cases 60 --jobs 2 --json s.json
 [[ "$(cat s.json.tmp 2>/dev/null)" == mine ]] || fail "selftest --json touched s.json.tmp"

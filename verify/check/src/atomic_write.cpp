@@ -2,6 +2,7 @@
 #include "pagecheck/verify/check/atomic_write.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,11 +10,27 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace pagecheck::verify::check {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+/// The process umask, read without changing it (umask(2) would, racing other threads'
+/// file creation): the "Umask:" line of /proc/self/status, else the usual 022.
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Umask:", 0) == 0)
+      return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  return 022;
+}
+
+}  // namespace
 
 std::string make_temp_next_to(const std::string& path) {
   const fs::path target(path);
@@ -27,7 +44,14 @@ std::string make_temp_next_to(const std::string& path) {
     throw std::runtime_error("cannot create a temporary file for '" + path +
                              "': " + std::strerror(errno));
   }
+  // mkstemps makes the file 0600; an output gets the mode a plain create would give it.
+  const int rc = ::fchmod(fd, 0666 & ~current_umask());
   ::close(fd);
+  if (rc != 0) {
+    ::unlink(name.data());
+    throw std::runtime_error("cannot set the mode of a temporary file for '" + path +
+                             "': " + std::strerror(errno));
+  }
   return std::string(name.data());
 }
 
