@@ -1,0 +1,164 @@
+/// ToleranceModel, AttentionComparison and compare_attention: a kernel's attention output
+/// against the float64 reference within the derived tolerance (docs/tolerances.md), with the
+/// same description text as the CLI.
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include <pybind11/stl.h>
+
+#include "array_args.h"
+#include "array_out.h"
+#include "bindings.h"
+#include "pagecheck/verify/attention_comparison.h"
+#include "pagecheck/verify/tolerance.h"
+#include "problem_args.h"
+
+namespace pagecheck::python {
+namespace {
+
+/// What compare_attention returns: the comparison plus the tolerance it used.
+struct ComparisonResult {
+  verify::AttentionComparison comparison;  ///< the harness's comparison
+  std::vector<double> tolerance;           ///< per-element tolerance [seq, head, dim]
+  std::vector<int64_t> shape;              ///< [num_seqs, num_heads, head_size]
+  std::string model;                       ///< ToleranceModel::describe() of the model used
+};
+
+/// The kernel output `actual` [num_seqs, num_heads, head_size] in the problem's dtype, packed.
+std::vector<std::byte> actual_bytes(const py::handle& actual, const ref::PagedAttentionProblem& p,
+                                    const py::handle& dtype) {
+  const py::array given = to_numpy(actual, "actual");
+  tensor_dtype(given, "actual", requested_dtype(dtype), p.dtype, "query");
+  const std::vector<int64_t> want{p.num_seqs, p.num_heads, p.head_size()};
+  const std::vector<int64_t> got(given.shape(), given.shape() + given.ndim());
+  if (got != want) {
+    throw py::value_error("actual: expected shape " + shape_text(want) +
+                          " [num_seqs, num_heads, head_size] like query, got " + shape_text(got));
+  }
+  const py::array a = py::module_::import("numpy").attr("ascontiguousarray")(given);
+  std::vector<std::byte> bytes(static_cast<std::size_t>(a.nbytes()));
+  std::memcpy(bytes.data(), a.data(), bytes.size());
+  return bytes;
+}
+
+ComparisonResult compare_attention(const py::handle& query, const py::handle& key_cache,
+                                   const py::handle& value_cache, const py::handle& block_table,
+                                   const py::handle& context_lens, const py::handle& actual,
+                                   const py::handle& scale, const py::handle& alibi_slopes,
+                                   const py::handle& dtype, const py::handle& reference_out,
+                                   const py::handle& model, int num_threads) {
+  const ref::PagedAttentionProblem p = attention_problem(query, key_cache, value_cache, block_table,
+                                                         context_lens, scale, alibi_slopes, dtype);
+  const std::vector<std::byte> got = actual_bytes(actual, p, dtype);
+  verify::ToleranceModel tolerance_model;
+  if (!model.is_none()) {
+    if (!py::isinstance<verify::ToleranceModel>(model)) {
+      throw py::type_error("model: expected a pagecheck.ToleranceModel or None, got " +
+                           py::repr(model).cast<std::string>());
+    }
+    tolerance_model = model.cast<verify::ToleranceModel>();
+  }
+  const bool have_reference = !reference_out.is_none();
+  ComparisonResult result;
+  result.shape = {p.num_seqs, p.num_heads, p.head_size()};
+  ref::PagedAttentionResult reference;
+  if (have_reference) {
+    const py::array given = to_numpy(reference_out, "reference_out");
+    if (given.dtype().kind() != 'f' || given.dtype().itemsize() != 8) {
+      throw py::type_error(
+          "reference_out: expected float64 (reference.paged_attention's out), "
+          "got dtype " +
+          py::str(given.dtype()).cast<std::string>());
+    }
+    reference.num_seqs = p.num_seqs;
+    reference.num_heads = p.num_heads;
+    reference.head_size = p.head_size();
+    reference.out =
+        read_float64(given, "reference_out", result.shape, "[num_seqs, num_heads, head_size]");
+  }
+  py::gil_scoped_release released;
+  if (!have_reference) reference = ref::paged_attention(p, ref::ReferenceOptions{num_threads});
+  try {
+    result.tolerance = verify::attention_tolerance(p, reference, tolerance_model, num_threads);
+  } catch (const std::runtime_error& e) {
+    throw py::value_error(
+        std::string(!have_reference ? "query, key_cache, value_cache: " : "reference_out: ") +
+        e.what());
+  }
+  result.comparison = verify::compare_attention(p, reference, result.tolerance, got);
+  result.model = tolerance_model.describe();
+  return result;
+}
+
+}  // namespace
+
+void bind_compare(py::module_& m) {
+  using namespace pybind11::literals;
+  using verify::ToleranceModel;
+  py::class_<ToleranceModel>(m, "ToleranceModel",
+                             "Constants of the attention error model (docs/tolerances.md).")
+      .def(py::init([](double c_mid, double c_exp, double c_arg, double safety) {
+             return ToleranceModel{c_mid, c_exp, c_arg, safety};
+           }),
+           py::kw_only(), "c_mid"_a = ToleranceModel{}.c_mid, "c_exp"_a = ToleranceModel{}.c_exp,
+           "c_arg"_a = ToleranceModel{}.c_arg, "safety"_a = ToleranceModel{}.safety)
+      .def_readwrite("c_mid", &ToleranceModel::c_mid, "roundings to the storage dtype inside")
+      .def_readwrite("c_exp", &ToleranceModel::c_exp, "exp and normalization, in units of u")
+      .def_readwrite("c_arg", &ToleranceModel::c_arg, "fast exp error growth, in units of u")
+      .def_readwrite("safety", &ToleranceModel::safety, "factor on the accumulated bound")
+      .def("describe", &ToleranceModel::describe)
+      .def("__repr__",
+           [](const ToleranceModel& t) { return "ToleranceModel(" + t.describe() + ")"; });
+
+  py::class_<ComparisonResult>(m, "AttentionComparison",
+                               "A kernel's attention output against the float64 reference.")
+      .def_property_readonly("passed",
+                             [](const ComparisonResult& r) { return r.comparison.passed(); })
+      .def_property_readonly("max_ratio",
+                             [](const ComparisonResult& r) { return r.comparison.max_ratio; })
+      .def_property_readonly("worst",
+                             [](const ComparisonResult& r) {
+                               const auto& w = r.comparison.worst;
+                               return py::make_tuple(w[0], w[1], w[2]);
+                             })
+      .def_property_readonly("worst_expected",
+                             [](const ComparisonResult& r) { return r.comparison.worst_expected; })
+      .def_property_readonly("worst_actual",
+                             [](const ComparisonResult& r) { return r.comparison.worst_actual; })
+      .def_property_readonly("worst_tolerance",
+                             [](const ComparisonResult& r) { return r.comparison.worst_tolerance; })
+      .def_property_readonly("violations",
+                             [](const ComparisonResult& r) { return r.comparison.violations; })
+      .def_property_readonly("count",
+                             [](const ComparisonResult& r) { return r.comparison.metrics.count; })
+      .def_property_readonly("max_abs",
+                             [](const ComparisonResult& r) { return r.comparison.metrics.max_abs; })
+      .def_property_readonly("max_rel",
+                             [](const ComparisonResult& r) { return r.comparison.metrics.max_rel; })
+      .def_property_readonly(
+          "rel_norm", [](const ComparisonResult& r) { return r.comparison.metrics.rel_norm; })
+      .def_property_readonly(
+          "num_nonfinite",
+          [](const ComparisonResult& r) { return r.comparison.metrics.num_nonfinite; })
+      .def_property_readonly("tolerance",
+                             [](const ComparisonResult& r) {
+                               return float64_array(std::vector<double>(r.tolerance), r.shape);
+                             })
+      .def_property_readonly("model", [](const ComparisonResult& r) { return r.model; })
+      .def_property_readonly("description",
+                             [](const ComparisonResult& r) { return r.comparison.describe(); })
+      .def("__str__", [](const ComparisonResult& r) { return r.comparison.describe(); })
+      .def("__repr__", [](const ComparisonResult& r) {
+        return std::string("<AttentionComparison ") +
+               (r.comparison.passed() ? "passed" : "FAILED") + ": " + r.comparison.describe() + ">";
+      });
+
+  m.def("compare_attention", &compare_attention, "query"_a, "key_cache"_a, "value_cache"_a,
+        "block_table"_a, "context_lens"_a, "actual"_a, py::kw_only(), "scale"_a = py::none(),
+        "alibi_slopes"_a = py::none(), "dtype"_a = py::none(), "reference_out"_a = py::none(),
+        "model"_a = py::none(), "num_threads"_a = 0,
+        "Compares a kernel's output with the reference within the derived tolerance.");
+}
+
+}  // namespace pagecheck::python

@@ -1,0 +1,125 @@
+/// pagecheck.reference: the CPU reference on numpy arrays (docs/python.md).
+#include <cstring>
+#include <utility>
+
+#include <pybind11/stl.h>
+
+#include "array_args.h"
+#include "array_out.h"
+#include "bindings.h"
+#include "pagecheck/reference/cache_copy.h"
+#include "pagecheck/reference/paged_attention.h"
+#include "problem_args.h"
+
+namespace pagecheck::python {
+namespace {
+
+/// Element strides of a token tensor of `layout`.
+std::vector<int64_t> token_strides(const ref::TokenLayout& layout) {
+  return {layout.stride_token, layout.stride_head, 1};
+}
+
+py::tuple paged_attention(const py::handle& query, const py::handle& key_cache,
+                          const py::handle& value_cache, const py::handle& block_table,
+                          const py::handle& context_lens, const py::handle& scale,
+                          const py::handle& alibi_slopes, const py::handle& dtype,
+                          int num_threads) {
+  const ref::PagedAttentionProblem p = attention_problem(query, key_cache, value_cache, block_table,
+                                                         context_lens, scale, alibi_slopes, dtype);
+  ref::PagedAttentionResult r;
+  {
+    py::gil_scoped_release released;
+    r = ref::paged_attention(p, ref::ReferenceOptions{num_threads});
+  }
+  py::array out = float64_array(std::move(r.out), {r.num_seqs, r.num_heads, r.head_size});
+  py::array lse = float64_array(std::move(r.lse), {r.num_seqs, r.num_heads});
+  return py::make_tuple(out, lse);
+}
+
+py::tuple gather_cached_kv(const py::handle& key, const py::handle& value,
+                           const py::handle& key_cache, const py::handle& value_cache,
+                           const py::handle& slot_mapping, const py::handle& dtype) {
+  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, dtype);
+  {
+    py::gil_scoped_release released;
+    ref::gather_cached_kv(p);
+  }
+  const std::vector<int64_t> shape{p.key_layout.num_tokens, p.cache.num_kv_heads,
+                                   p.cache.head_size};
+  return py::make_tuple(
+      storage_array(std::move(p.key), p.dtype, shape, token_strides(p.key_layout)),
+      storage_array(std::move(p.value), p.dtype, shape, token_strides(p.value_layout)));
+}
+
+py::tuple reshape_and_cache(const py::handle& key, const py::handle& value,
+                            const py::handle& key_cache, const py::handle& value_cache,
+                            const py::handle& slot_mapping, const py::handle& dtype) {
+  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, dtype);
+  {
+    py::gil_scoped_release released;
+    ref::reshape_and_cache(p);
+  }
+  const ref::PagedCacheLayout& c = p.cache;
+  return py::make_tuple(
+      storage_array(
+          std::move(p.key_cache), p.dtype,
+          {c.num_blocks, c.num_kv_heads, c.head_size / c.x, c.block_size, c.x},
+          {c.key_stride_block, c.key_stride_head, c.key_stride_group, c.key_stride_slot, 1}),
+      storage_array(std::move(p.value_cache), p.dtype,
+                    {c.num_blocks, c.num_kv_heads, c.head_size, c.block_size},
+                    {c.value_stride_block, c.value_stride_head, c.value_stride_dim, 1}));
+}
+
+/// Shape of an array as int64.
+std::vector<int64_t> shape_of(const py::array& a) {
+  return std::vector<int64_t>(a.shape(), a.shape() + a.ndim());
+}
+
+py::array to_storage(const py::handle& values, const py::handle& dtype) {
+  const std::optional<DType> requested = requested_dtype(dtype);
+  if (!requested) throw py::type_error("dtype: to_storage needs a storage dtype name");
+  const py::array given = to_numpy(values, "values");
+  const std::vector<int64_t> shape = shape_of(given);
+  std::vector<double> v = read_float64(given, "values", shape, "");
+  std::vector<std::byte> bytes(v.size() * dtype_size(*requested));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    store_element(*requested, bytes.data(), static_cast<int64_t>(i), v[i]);
+  }
+  return storage_array(std::move(bytes), *requested, shape, packed_strides(shape));
+}
+
+py::array to_float64(const py::handle& array, const py::handle& dtype) {
+  const py::array given = to_numpy(array, "array");
+  const DType d = tensor_dtype(given, "array", requested_dtype(dtype), std::nullopt, "");
+  const auto packed = py::module_::import("numpy").attr("ascontiguousarray")(given);
+  const py::array a = py::reinterpret_borrow<py::array>(packed);
+  std::vector<double> v(static_cast<std::size_t>(a.size()));
+  const auto* base = static_cast<const std::byte*>(a.data());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    v[i] = load_element(d, base, static_cast<int64_t>(i));
+  }
+  return float64_array(std::move(v), shape_of(a));
+}
+
+}  // namespace
+
+void bind_reference(py::module_& m) {
+  using namespace pybind11::literals;
+  m.doc() = "The CPU reference (float64 accumulation) on numpy arrays; see docs/python.md.";
+  m.def("paged_attention", &paged_attention, "query"_a, "key_cache"_a, "value_cache"_a,
+        "block_table"_a, "context_lens"_a, py::kw_only(), "scale"_a = py::none(),
+        "alibi_slopes"_a = py::none(), "dtype"_a = py::none(), "num_threads"_a = 0,
+        "(out, lse): float64 [num_seqs, num_heads, head_size] and [num_seqs, num_heads].");
+  m.def("gather_cached_kv", &gather_cached_kv, "key"_a, "value"_a, "key_cache"_a, "value_cache"_a,
+        "slot_mapping"_a, py::kw_only(), "dtype"_a = py::none(),
+        "(key, value) after copying cache slot slot_mapping[t] into row t; new arrays.");
+  m.def("reshape_and_cache", &reshape_and_cache, "key"_a, "value"_a, "key_cache"_a, "value_cache"_a,
+        "slot_mapping"_a, py::kw_only(), "dtype"_a = py::none(),
+        "(key_cache, value_cache) after writing row t into slot slot_mapping[t]; new arrays.");
+  m.def("to_storage", &to_storage, "values"_a, "dtype"_a,
+        "values rounded to nearest even in a storage dtype (bfloat16: uint16 bits).");
+  m.def("to_float64", &to_float64, "array"_a, "dtype"_a = py::none(),
+        "A storage-dtype array (bfloat16: uint16/int16 bits with dtype='bfloat16') as float64.");
+}
+
+}  // namespace pagecheck::python
