@@ -5,6 +5,8 @@
 # `git status` (untracked and ignored files included) before and after.
 # Usage: clean_tree_test.sh PAGECHECK SOURCE_DIR WORK_DIR (exit 77: not a git checkout).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 src=$2
 work=$3
@@ -13,7 +15,6 @@ rm -rf "$work" && mkdir -p "$work/tmp" || exit 1
 export TMPDIR="$work/tmp"
 state() { git -C "$src" status --porcelain --ignored | LC_ALL=C sort; }
 state >"$work/before.txt"
-fails=0
 cd "$src" || exit 1
 run() {  # run STATUS... -- command: the command's exit status must be one of STATUS
   local ok=() s
@@ -22,7 +23,7 @@ run() {  # run STATUS... -- command: the command's exit status must be one of ST
   "$@" >"$work/out.txt" 2>&1
   s=$?
   if [[ " ${ok[*]} " != *" $s "* ]]; then
-    echo "FAIL: $* exited $s"; tail -20 "$work/out.txt"; fails=$((fails + 1))
+    fail "$* exited $s"; tail -20 "$work/out.txt"
   fi
 }
 run 0 -- "$pagecheck" selftest --simulate --cases 60 --jobs 2
@@ -30,8 +31,7 @@ run 0 1 -- "$pagecheck" verify --cases 4 --selfcheck-cases 4
 run 1 -- "$pagecheck" verify --simulate --variant sim_scale_twice --cases 20 --jobs 2
 state >"$work/after.txt"
 if ! diff "$work/before.txt" "$work/after.txt" >"$work/diff.txt"; then
-  echo "FAIL: the runs changed the source tree:"; cat "$work/diff.txt"; fails=$((fails + 1))
+  fail "the runs changed the source tree:"; cat "$work/diff.txt"
 fi
-ls "$TMPDIR"/pagecheck-runs/selftest-* >/dev/null 2>&1 || { echo "FAIL: no run folder under TMPDIR"; fails=$((fails + 1)); }
-echo "$fails failure(s)"
-exit $((fails > 0))
+ls "$TMPDIR"/pagecheck-runs/selftest-* >/dev/null 2>&1 || fail "no run folder under TMPDIR"
+finish

@@ -5,27 +5,13 @@
 # CLI11 would accept wrongly, partial merges and empty shards, JUnit XML, exit statuses in
 # every --help.  Usage: cli_output_test.sh PAGECHECK WORK_DIR SOURCE_DIR
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 work=$2
 src=$3
 rm -rf "$work" && mkdir -p "$work/cwd" "$work/tmp" && cd "$work/cwd" || exit 1
 export TMPDIR="$work/tmp"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {  # expect STATUS DESCRIPTION -- command...
-  local want=$1 what=$2
-  shift 3
-  "$@" >"out.txt" 2>&1
-  local got=$?
-  if [[ $got -ne $want ]]; then
-    fail "$what: exit $got, expected $want"; sed 's/^/    /' out.txt | tail -20
-  else
-    echo "ok: $what"
-  fi
-}
-says() {  # says TEXT: the last command's output holds TEXT
-  grep -qF -- "$1" out.txt || { fail "output lacks '$1'"; sed 's/^/    /' out.txt | tail -10; }
-}
 sim=(verify --simulate --jobs 2)
 
 # 1. Default artefacts: a run folder under $TMPDIR, printed; nothing in the current directory.
@@ -159,5 +145,4 @@ check_help() {  # check_help WORDS...
 check_help
 echo "ok: exit statuses in every --help"
 
-echo "$fails failure(s)"
-exit $((fails > 0))
+finish

@@ -4,12 +4,12 @@
 # estimate), the "no GPU" notice at once, and on SIGINT the partial summary and exit 130.
 # Usage: cli_progress_test.sh PAGECHECK WORK_DIR
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 work=$2
 rm -rf "$work" && mkdir -p "$work/tmp" && cd "$work" || exit 1
 export TMPDIR="$work/tmp"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 sim=(verify --simulate --variant sim_reference --jobs 2)
 
 # Progress lines on a non-terminal stdout, at the interval asked for.
@@ -71,5 +71,4 @@ grep -q 'crashed' int.txt && fail "workers died of the SIGINT (crashed cases)"
 [[ $fails == 0 ]] && echo "ok: SIGINT prints the partial summary and exits 130"
 tail -8 int.txt | sed 's/^/    /'
 
-echo "$fails failure(s)"
-exit $((fails > 0))
+finish

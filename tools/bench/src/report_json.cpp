@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "pagecheck/bench/identity_fields.h"
 #include "pagecheck/bench/report.h"
 #include "pagecheck/registry.h"
 
@@ -88,12 +89,6 @@ json to_json(const BenchReport& r) {
                       {"variants", vars}});
   }
   json out = {{"schema", r.schema},
-              {"tool_version", r.tool_version},
-              {"family", r.family},
-              {"source_hash", r.source_hash},
-              {"git_revision", r.git_revision},
-              {"git_dirty", r.git_dirty},
-              {"date", r.date},
               {"sweep", r.sweep},
               {"environment",
                {{"device", e.device},
@@ -123,7 +118,7 @@ json to_json(const BenchReport& r) {
                {{"copy", ceiling_json(r.copy_ceiling)}, {"read", ceiling_json(r.read_ceiling)}}},
               {"variants", r.variants},
               {"results", shapes}};
-  if (r.unit_name() != r.family) out["unit"] = r.unit;
+  identity_fields::write(r, out);
   return out;
 }
 

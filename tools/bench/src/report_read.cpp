@@ -1,8 +1,7 @@
 /// Reading reports from JSON, field by field, with errors naming the file and the field.
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 
+#include "pagecheck/bench/identity_fields.h"
 #include "pagecheck/bench/json_fields.h"
 #include "pagecheck/bench/report.h"
 #include "pagecheck/registry.h"
@@ -20,6 +19,7 @@ constexpr auto& field = json_fields::field<ReportError>;
 constexpr auto& get_string = json_fields::get_string<ReportError>;
 constexpr auto& get_number = json_fields::get_number<ReportError>;
 constexpr auto& get_bool = json_fields::get_bool<ReportError>;
+constexpr auto& get_array = json_fields::get_array<ReportError>;
 int64_t get_int(const json& j, const char* key, const std::string& where) {
   return json_fields::get_int<ReportError>(j, key, where);
 }
@@ -89,13 +89,7 @@ BenchReport report_from_json(const json& j, const std::string& origin) {
   BenchReport r;
   r.schema = get_string(j, "schema", origin);
   if (r.schema != kReportSchema) fail(origin, "schema '" + r.schema + "' is not " + kReportSchema);
-  r.tool_version = get_string(j, "tool_version", origin);
-  r.family = get_string(j, "family", origin);
-  if (j.contains("unit")) r.unit = get_string(j, "unit", origin);
-  r.source_hash = get_string(j, "source_hash", origin);
-  r.git_revision = get_string(j, "git_revision", origin);
-  r.git_dirty = get_bool(j, "git_dirty", origin);
-  r.date = get_string(j, "date", origin);
+  identity_fields::read<ReportError>(j, origin, r);
   r.sweep = get_string(j, "sweep", origin);
 
   const std::string ew = origin + ": environment";
@@ -137,15 +131,12 @@ BenchReport report_from_json(const json& j, const std::string& origin) {
   r.read_ceiling =
       ceiling_from(field(ceil, "read", origin + ": ceilings"), origin + ": ceilings.read");
 
-  const json& vars = field(j, "variants", origin);
-  if (!vars.is_array()) fail(origin, "field 'variants' must be an array");
-  for (const auto& v : vars) {
+  for (const auto& v : get_array(j, "variants", origin)) {
     if (!v.is_string()) fail(origin, "field 'variants' must hold strings");
     r.variants.push_back(v.get<std::string>());
   }
 
-  const json& results = field(j, "results", origin);
-  if (!results.is_array()) fail(origin, "field 'results' must be an array");
+  const json& results = get_array(j, "results", origin);
   for (std::size_t i = 0; i < results.size(); ++i) {
     const std::string where = origin + ": results[" + std::to_string(i) + "]";
     const json& rj = results[i];
@@ -153,8 +144,7 @@ BenchReport report_from_json(const json& j, const std::string& origin) {
     sr.shape = shape_from(field(rj, "shape", where), where + ".shape");
     sr.bytes.read = get_int(rj, "bytes_read", where);
     sr.bytes.written = get_int(rj, "bytes_written", where);
-    const json& vj = field(rj, "variants", where);
-    if (!vj.is_array()) fail(where, "field 'variants' must be an array");
+    const json& vj = get_array(rj, "variants", where);
     for (std::size_t k = 0; k < vj.size(); ++k) {
       const std::string vw = where + ".variants[" + std::to_string(k) + "]";
       VariantResult v;
@@ -175,21 +165,7 @@ BenchReport report_from_json(const json& j, const std::string& origin) {
 }
 
 BenchReport read_report(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ReportError(path + ": is a directory, not a bandwidth report");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError(path + ": cannot open bandwidth report");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw ReportError(path + ": not valid JSON: " + e.what());
-  } catch (const std::ios_base::failure& e) {  // libstdc++: a read error, e.g. EISDIR
-    throw ReportError(path + ": cannot read bandwidth report: " + e.what());
-  }
-  return report_from_json(j, path);
+  return report_from_json(json_fields::read_file<ReportError>(path, "bandwidth report"), path);
 }
 
 }  // namespace pagecheck::bench

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pagecheck/bench/process.h"
 #include "pagecheck/bench/report.h"
 #include "pagecheck/bench/runner.h"
+#include "run_pagecheck.h"
 #include "synthetic_report.h"
 
 namespace pagecheck::bench {
@@ -16,6 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::make_report;
+using testing::pagecheck;
 
 class BenchCli : public ::testing::Test {
  protected:
@@ -31,10 +32,6 @@ class BenchCli : public ::testing::Test {
     const std::string path = (dir_ / name).string();
     write_report(r, path);
     return path;
-  }
-  static ProcessResult pagecheck(std::vector<std::string> args) {
-    args.insert(args.begin(), PAGECHECK_EXE);
-    return run_process(args);
   }
 
   fs::path dir_;

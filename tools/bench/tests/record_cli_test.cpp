@@ -9,10 +9,10 @@
 #include <fstream>
 
 #include "../../review/tests/scratch_repo.h"
-#include "pagecheck/bench/process.h"
 #include "pagecheck/bench/render.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
+#include "run_pagecheck.h"
 
 namespace pagecheck::bench {
 namespace {
@@ -20,11 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using review::testing::ScratchRepo;
 using testing::make_report;
-
-ProcessResult pagecheck(std::vector<std::string> args) {
-  args.insert(args.begin(), PAGECHECK_EXE);
-  return run_process(args);
-}
+using testing::pagecheck;
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);

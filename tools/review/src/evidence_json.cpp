@@ -1,6 +1,5 @@
 /// Verification records as JSON (pagecheck.verification/2): writing, parsing and reading.
-#include <fstream>
-
+#include "pagecheck/bench/identity_fields.h"
 #include "pagecheck/bench/json_fields.h"
 #include "pagecheck/review/evidence.h"
 
@@ -17,6 +16,8 @@ constexpr auto& field = json_fields::field<EvidenceError>;
 constexpr auto& get_string = json_fields::get_string<EvidenceError>;
 constexpr auto& get_number = json_fields::get_number<EvidenceError>;
 constexpr auto& get_bool = json_fields::get_bool<EvidenceError>;
+constexpr auto& get_object = json_fields::get_object<EvidenceError>;
+constexpr auto& get_array = json_fields::get_array<EvidenceError>;
 int64_t get_count(const json& j, const char* key, const std::string& where) {
   return json_fields::get_int<EvidenceError>(j, key, where, 0);
 }
@@ -24,8 +25,7 @@ int64_t get_count(const json& j, const char* key, const std::string& where) {
 /// An object of name -> count (regimes, tags).
 std::map<std::string, int64_t> get_counts(const json& j, const char* key,
                                           const std::string& where) {
-  const json& o = field(j, key, where);
-  if (!o.is_object()) fail(where, std::string("field '") + key + "' must be an object");
+  const json& o = get_object(j, key, where);
   std::map<std::string, int64_t> out;
   for (const auto& [name, n] : o.items()) out[name] = get_count(o, name.c_str(), where + "." + key);
   return out;
@@ -85,9 +85,7 @@ SanitizerRun get_sanitizer(const json& j, const std::string& origin) {
   const json& s = field(j, "sanitizer", origin);
   SanitizerRun run;
   run.ran = get_bool(s, "ran", where);
-  const json& tools = field(s, "tools", where);
-  if (!tools.is_array()) fail(where, "field 'tools' must be an array");
-  for (const auto& t : tools) {
+  for (const auto& t : get_array(s, "tools", where)) {
     if (!t.is_string() || t.get<std::string>().empty()) fail(where, "tools must be names");
     run.tools.push_back(t.get<std::string>());
   }
@@ -120,20 +118,12 @@ json to_json(const VerificationRecord& r) {
     golden["exit_status"] = r.golden.exit_status;
     golden["passed"] = r.golden.passed();
   }
-  json out = {{"schema", r.schema},
-              {"family", r.family},
-              {"source_hash", r.source_hash},
-              {"device", r.device},
-              {"date", r.date},
-              {"git_revision", r.git_revision},
-              {"git_dirty", r.git_dirty},
-              {"tool_version", r.tool_version},
-              {"golden", golden},
-              {"sanitizer", {{"ran", r.sanitizer.ran}, {"tools", r.sanitizer.tools}}},
-              {"quick", r.quick()},
-              {"passed", r.passed()},
-              {"variants", vars}};
-  if (r.unit_name() != r.family) out["unit"] = r.unit;
+  json out = {
+      {"schema", r.schema}, {"device", r.device},
+      {"golden", golden},   {"sanitizer", {{"ran", r.sanitizer.ran}, {"tools", r.sanitizer.tools}}},
+      {"quick", r.quick()}, {"passed", r.passed()},
+      {"variants", vars}};
+  identity_fields::write(r, out);
   return out;
 }
 
@@ -149,18 +139,11 @@ VerificationRecord verification_record_from_json(const json& j, const std::strin
   if (r.schema != kVerificationSchema) {
     fail(origin, "schema '" + r.schema + "' is not " + kVerificationSchema);
   }
-  r.family = get_string(j, "family", origin);
-  if (j.contains("unit")) r.unit = get_string(j, "unit", origin);
-  r.source_hash = get_string(j, "source_hash", origin);
+  identity_fields::read<EvidenceError>(j, origin, r);
   r.device = get_string(j, "device", origin);
-  r.date = get_string(j, "date", origin);
-  r.git_revision = get_string(j, "git_revision", origin);
-  r.git_dirty = get_bool(j, "git_dirty", origin);
-  r.tool_version = get_string(j, "tool_version", origin);
   r.golden = get_golden(j, origin);
   r.sanitizer = get_sanitizer(j, origin);
-  const json& vars = field(j, "variants", origin);
-  if (!vars.is_array()) fail(origin, "field 'variants' must be an array");
+  const json& vars = get_array(j, "variants", origin);
   for (std::size_t i = 0; i < vars.size(); ++i) {
     r.variants.push_back(get_variant(vars[i], origin + ": variants[" + std::to_string(i) + "]"));
   }
@@ -176,15 +159,8 @@ VerificationRecord verification_record_from_json(const json& j, const std::strin
 }
 
 VerificationRecord read_verification_record(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw EvidenceError(path + ": cannot open verification record");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw EvidenceError(path + ": not valid JSON: " + e.what());
-  }
-  return verification_record_from_json(j, path);
+  return verification_record_from_json(
+      json_fields::read_file<EvidenceError>(path, "verification record"), path);
 }
 
 }  // namespace pagecheck::review

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pagecheck/bench/json_fields.h"
 #include "pagecheck/verify/repo_root.h"
 
 namespace pagecheck::review {
@@ -29,12 +30,7 @@ bool glob_inside_repository(const std::string& pattern) {
 
 std::vector<FamilySources> parse_family_sources(const std::string& text,
                                                 const std::string& origin) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw EvidenceError(origin + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json j = json_fields::parse<EvidenceError>(text, origin);
   if (!j.is_object() || !j.contains("families") || !j["families"].is_array()) {
     throw EvidenceError(origin + ": expected an object with a 'families' array");
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "pagecheck/bench/json_fields.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
@@ -200,13 +201,8 @@ std::optional<bench::BenchReport> find_base_report(const std::string& repo,
   const auto text = file_at(repo, commit, in_tree);
   if (!text) return std::nullopt;
   const std::string origin = base + ":" + in_tree;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::exception& e) {
-    throw EvidenceError(origin + ": not valid JSON: " + e.what());
-  }
-  bench::BenchReport r = bench::report_from_json(j, origin);
+  bench::BenchReport r =
+      bench::report_from_json(json_fields::parse<EvidenceError>(*text, origin), origin);
   check_identity(r, origin, fr, fr.base_hash);
   fr.base_report_origin = origin;
   return r;

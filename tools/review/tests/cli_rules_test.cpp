@@ -3,20 +3,14 @@
 /// records exit 1, --json writes the result, --help lists the exit statuses.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
-#include "pagecheck/bench/process.h"
+#include "../../bench/tests/run_pagecheck.h"
 #include "scratch_repo.h"
 
 namespace pagecheck::review {
 namespace {
 
+using bench::testing::pagecheck;
 using testing::ScratchRepo;
-
-bench::ProcessResult pagecheck(std::vector<std::string> args) {
-  args.insert(args.begin(), PAGECHECK_EXE);
-  return bench::run_process(args);
-}
 
 /// A scratch repository whose evidence holds the registered built-in variants, all recorded.
 class RecordedRepo : public ::testing::Test {
@@ -75,12 +69,8 @@ TEST_F(RecordedRepo, QuickRecordFailsNamingRecordAndVariant) {
 }
 
 TEST_F(RecordedRepo, VersionOneRecordIsExitTwo) {
-  const std::string path =
-      verification_record_path(repo_.root(), "gather_cached_kv", repo_.hash("gather_cached_kv"));
-  std::ifstream in(path);
-  nlohmann::json j = nlohmann::json::parse(in);
-  j["schema"] = "pagecheck.verification/1";
-  std::ofstream(path) << j.dump();
+  const std::string path = repo_.edit_record_json(
+      "gather_cached_kv", [](nlohmann::json& j) { j["schema"] = "pagecheck.verification/1"; });
   const bench::ProcessResult p = pagecheck({"review", "--repo", repo_.root()});
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
   EXPECT_NE(p.err.find(path + ": a pagecheck.verification/1 record"), std::string::npos) << p.err;
@@ -91,8 +81,7 @@ TEST_F(RecordedRepo, JsonResultIsWritten) {
   const std::string out = repo_.root() + "/review.json";
   bench::ProcessResult p = pagecheck({"review", "--repo", repo_.root(), "--json", out});
   ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
-  std::ifstream in(out);
-  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json j = testing::read_json(out);
   EXPECT_EQ(j["schema"], "pagecheck.review/1");
   EXPECT_EQ(j["passed"], true);
   EXPECT_EQ(j["exit_code"], 0);
@@ -105,8 +94,7 @@ TEST_F(RecordedRepo, JsonResultIsWritten) {
   edit_record([](VerificationRecord& r) { r.device.clear(); });
   p = pagecheck({"review", "--repo", repo_.root(), "--json", out});
   EXPECT_EQ(p.exit_code, 1);
-  std::ifstream again(out);
-  const nlohmann::json k = nlohmann::json::parse(again);
+  const nlohmann::json k = testing::read_json(out);
   EXPECT_EQ(k["passed"], false);
   EXPECT_EQ(k["exit_code"], 1);
   EXPECT_NE(k["units"][1]["problems"][0].get<std::string>().find("empty 'device'"),

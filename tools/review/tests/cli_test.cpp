@@ -3,18 +3,14 @@
 
 #include <fstream>
 
-#include "pagecheck/bench/process.h"
+#include "../../bench/tests/run_pagecheck.h"
 #include "scratch_repo.h"
 
 namespace pagecheck::review {
 namespace {
 
+using bench::testing::pagecheck;
 using testing::ScratchRepo;
-
-bench::ProcessResult pagecheck(std::vector<std::string> args) {
-  args.insert(args.begin(), PAGECHECK_EXE);
-  return bench::run_process(args);
-}
 
 TEST(ReviewCli, ExitStatusesFollowTheEvidence) {
   ScratchRepo repo;

@@ -12,13 +12,7 @@ namespace {
 using testing::ScratchRepo;
 
 VerificationRecord record(const std::string& hash) {
-  VerificationRecord r;
-  r.family = "gather_cached_kv";
-  r.source_hash = hash;
-  r.device = "Test GPU";
-  r.date = "2025-01-01T00:00:00Z";
-  r.git_revision = "abc";
-  r.tool_version = "pagecheck test";
+  VerificationRecord r = testing::test_record("gather_cached_kv", hash);
   r.variants.push_back(testing::entry("naive", 10, 5, 10, 0, 0));
   r.variants.push_back(testing::entry("vectorized", 12, 5, 10, 0, 2));
   return r;
@@ -101,6 +95,21 @@ TEST(Evidence, HandEditedVerdictOrCorruptFileIsRejectedNamingTheFile) {
   EXPECT_THROW(read_verification_record(path), EvidenceError);
   EXPECT_THROW(write_verification_record(repo.root(), record(std::string(64, 'd'))),
                EvidenceError);  // merging into a corrupt file refuses to overwrite it
+}
+
+TEST(Evidence, FolderInPlaceOfARecordIsRejectedNamingIt) {
+  ScratchRepo repo;
+  const std::string path =
+      verification_record_path(repo.root(), "gather_cached_kv", std::string(64, 'e'));
+  std::filesystem::create_directories(path);
+  try {
+    read_verification_record(path);
+    FAIL() << "a folder was read as a record";
+  } catch (const EvidenceError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": is a directory, not a verification record"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -29,14 +29,8 @@ void add_plugin_unit(const ScratchRepo& repo) {
 }
 
 VerificationRecord plugin_record(const ScratchRepo& repo, const std::vector<std::string>& names) {
-  VerificationRecord r;
-  r.family = "gather_cached_kv";
+  VerificationRecord r = testing::test_record("gather_cached_kv", repo.hash("my_gather"));
   r.unit = "my_gather";
-  r.source_hash = repo.hash("my_gather");
-  r.device = "Test GPU";
-  r.date = "2025-01-01T00:00:00Z";
-  r.git_revision = "test";
-  r.tool_version = "pagecheck test";
   const int64_t cases = kDefaultCasesPerVariant;
   for (const auto& n : names) r.variants.push_back(testing::entry(n, cases, 7, cases, 0, 0));
   return r;

@@ -18,14 +18,8 @@ namespace {
 using testing::ScratchRepo;
 
 VerificationRecord full_record(const std::string& hash) {
-  VerificationRecord r;
-  r.family = "paged_attention";
-  r.source_hash = hash;
-  r.device = "Test GPU";
-  r.date = "2025-01-01T00:00:00Z";
-  r.git_revision = "abc";
+  VerificationRecord r = testing::test_record("paged_attention", hash);
   r.git_dirty = true;
-  r.tool_version = "pagecheck test";
   r.golden = {true, "fixtures/golden", 35, 0};
   r.sanitizer = {true, {"racecheck"}};
   VariantVerification v = testing::entry("v1_baseline", 200, 9, 190, 0, 10);
@@ -42,8 +36,7 @@ TEST(RecordFields, WrittenAndReadBackWithEverythingAReviewerNeeds) {
   ScratchRepo repo;
   const VerificationRecord r = full_record(std::string(64, 'a'));
   const std::string path = write_verification_record(repo.root(), r, false);
-  std::ifstream in(path);
-  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json j = testing::read_json(path);
   EXPECT_EQ(j["schema"], "pagecheck.verification/2");
   EXPECT_EQ(j["git_dirty"], true);
   EXPECT_EQ(j["golden"]["goldens"], 35);
@@ -87,12 +80,8 @@ TEST(RecordFields, VersionOneRecordMustBeReRecorded) {
 TEST(RecordFields, ReviewOfAVersionOneRecordIsBadInput) {
   ScratchRepo repo;
   repo.record_all({10, 20});
-  const std::string path =
-      verification_record_path(repo.root(), "paged_attention", repo.hash("paged_attention"));
-  std::ifstream in(path);
-  nlohmann::json j = nlohmann::json::parse(in);
-  j["schema"] = "pagecheck.verification/1";
-  std::ofstream(path) << j.dump();
+  const std::string path = repo.edit_record_json(
+      "paged_attention", [](nlohmann::json& j) { j["schema"] = "pagecheck.verification/1"; });
   ReviewOptions o;
   o.repo = repo.root();
   try {

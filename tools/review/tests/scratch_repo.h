@@ -36,6 +36,25 @@ inline VariantVerification entry(const std::string& name, int64_t cases, uint64_
   return v;
 }
 
+/// A record of `family` at `hash` as the tests record it (device "Test GPU", a fixed UTC date,
+/// revision "test", clean tree, no goldens or sanitizers), without variants.
+inline VerificationRecord test_record(const std::string& family, const std::string& hash) {
+  VerificationRecord r;
+  r.family = family;
+  r.source_hash = hash;
+  r.device = "Test GPU";
+  r.date = "2025-01-01T00:00:00Z";
+  r.git_revision = "test";
+  r.tool_version = "pagecheck test";
+  return r;
+}
+
+/// The JSON document in the file `path` (the test fails on a parse error).
+inline nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
 class ScratchRepo {
  public:
   /// Creates and `git init`s a fresh directory named after the running test.
@@ -103,13 +122,7 @@ class ScratchRepo {
   }
   /// Writes a verification record for the family's current hash.
   std::string record_verification(const std::string& family, int64_t failed = 0) const {
-    VerificationRecord r;
-    r.family = family;
-    r.source_hash = hash(family);
-    r.device = "Test GPU";
-    r.date = "2025-01-01T00:00:00Z";
-    r.git_revision = "test";
-    r.tool_version = "pagecheck test";
+    VerificationRecord r = test_record(family, hash(family));
     const int64_t n = kDefaultCasesPerVariant;
     const std::vector<std::string>& names = variants_.at(family);
     for (std::size_t i = 0; i < names.size(); ++i) {
@@ -117,6 +130,16 @@ class ScratchRepo {
       r.variants.push_back(entry(names[i], n, 1, n - f, f, 0));
     }
     return write_verification_record(root(), r, false);
+  }
+  /// Rewrites the JSON of the record of `family`'s current hash through `edit(nlohmann::json&)`,
+  /// as a hand edit would (no checks); returns the record's path.
+  template <class Edit>
+  std::string edit_record_json(const std::string& family, Edit edit) const {
+    const std::string path = verification_record_path(root(), family, hash(family));
+    nlohmann::json j = read_json(path);
+    edit(j);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << j.dump();
+    return path;
   }
   /// Writes a bandwidth report for the family's current hash with its first variant ("a")
   /// timed at `medians` (microseconds, noise 1%), and the others 1.5x slower.

@@ -5,28 +5,16 @@
 # folder, the help footers, and that .gitignore covers regen's lock and temporaries.
 # Usage: golden_cli_test.sh PAGECHECK SOURCE_DIR WORK_DIR
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../../../tools/test-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 src=$2
 work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 outside=$(mktemp -d)  # outside every repository (the build tree may be inside the source tree)
 trap 'chmod -R u+w "$outside" 2>/dev/null; rm -rf "$outside"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {  # expect STATUS DESCRIPTION -- command...
-  local want=$1 what=$2
-  shift 3
-  "$@" >"$work/out.txt" 2>&1
-  local got=$?
-  if [[ $got -ne $want ]]; then
-    fail "$what: exit $got, expected $want"; sed 's/^/    /' "$work/out.txt" | tail -20
-  else
-    echo "ok: $what"
-  fi
-}
-says() {  # says TEXT DESCRIPTION: the last command's output holds TEXT
-  grep -qF -- "$1" "$work/out.txt" || { fail "$2: output lacks '$1'"; sed 's/^/    /' "$work/out.txt" | tail -20; }
-}
+# shellcheck disable=SC2034  # read by test-lib.sh
+out_file=$work/out.txt  # the test changes directories
 sums() { (cd "$1" && sha256sum -- * | sort); }
 
 # A repository of its own: the marker file and a copy of the committed goldens.
@@ -128,5 +116,4 @@ if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   echo "skip: $src is not a git work tree"
 fi
-echo "$fails failure(s)"
-exit $((fails > 0))
+finish
