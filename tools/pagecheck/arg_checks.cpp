@@ -37,4 +37,16 @@ CLI::Validator positive_finite() {
       "POSITIVE");
 }
 
+CLI::Validator unit_interval() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !(value >= 0 && value <= 1)) {
+          return "'" + text + "' is not a number from 0 to 1";
+        }
+        return {};
+      },
+      "SHARE");
+}
+
 }  // namespace pagecheck::cli

@@ -12,4 +12,7 @@ CLI::Validator seed_value();
 /// Accepts a finite number > 0; refuses nan, inf and non-positive values.
 CLI::Validator positive_finite();
 
+/// Accepts a number in [0, 1] (a share); refuses nan (which CLI::Range lets through).
+CLI::Validator unit_interval();
+
 }  // namespace pagecheck::cli

@@ -63,6 +63,12 @@ bool is_split_k_bug(const check::Target& t) {
   return false;
 }
 
+/// True for planted races (a result that changes between runs, each run within tolerance):
+/// only the determinism check sees them, so they must be caught as `nondeterministic`.
+bool is_race_bug(const check::Target& t) {
+  return !is_control(t) && t.caps.name.find("_race_") != std::string::npos;
+}
+
 int run_selftest(SelftestOptions o) {
   check_output_file(o.json_path, "--json");
   if (o.artifacts.empty()) o.artifacts = default_run_folder("selftest");
@@ -111,7 +117,9 @@ int run_selftest(SelftestOptions o) {
     // A split-K bug needs one sequence over a partition: shrinking must get down to it.
     const int64_t shrunk_seqs = caught ? v.failure->spec.value("num_seqs", int64_t{0}) : int64_t{0};
     const bool split_k_wide = caught && is_split_k_bug(targets[i]) && shrunk_seqs != 1;
-    const bool as_expected = control ? v.ok() : caught && !split_k_wide;
+    const bool race_missed = caught && is_race_bug(targets[i]) &&
+                             v.failure->outcome != check::Outcome::kNondeterministic;
+    const bool as_expected = control ? v.ok() : caught && !split_k_wide && !race_missed;
     wrong += as_expected ? 0 : 1;
     const std::string outcome =
         caught ? check::outcome_name(v.failure->outcome) : (v.ok() ? "passed" : "refused/errors");
@@ -123,6 +131,10 @@ int run_selftest(SelftestOptions o) {
     if (caught) {
       const gen::CaseSpec spec = gen::spec_from_json(v.failure->spec);
       std::printf("         shrunk: %s\n", gen::summary(spec).c_str());
+      if (race_missed) {
+        std::printf("         race: expected outcome nondeterministic, got %s\n",
+                    check::outcome_name(v.failure->outcome));
+      }
       if (split_k_wide) {
         std::printf("         split-K bug: expected 1 sequence after shrinking, got %lld\n",
                     static_cast<long long>(shrunk_seqs));

@@ -59,6 +59,7 @@ struct VerifyOptions {
   std::string junit_path;                        ///< --junit FILE
   double timeout_s = 300;                        ///< --case-timeout S
   double shrink_budget_s = 120;                  ///< --shrink-budget S
+  double determinism_share = 1;                  ///< --determinism-share F (cases run twice)
   bool record = false;                           ///< --record
   std::string repo;                              ///< --repo DIR
   int selfcheck_cases = 64;                      ///< --selfcheck-cases N
@@ -265,6 +266,7 @@ int run_verify(VerifyOptions o) {
   vo.jobs = jobs;
   vo.ref_threads = check::WorkerSession::default_ref_threads(jobs);
   vo.shrink_budget_s = o.shrink_budget_s;
+  vo.determinism_share = o.determinism_share;
   vo.artifact_dir = o.artifacts;
   vo.device = session.device();
   vo.progress = progress_printer();
@@ -415,6 +417,11 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "Seconds spent shrinking one counterexample")
       ->capture_default_str()
       ->check(positive_finite());
+  cmd->add_option("--determinism-share", o->determinism_share,
+                  "Share of the cases (0 to 1) whose kernel runs twice and must give "
+                  "bit-identical outputs")
+      ->capture_default_str()
+      ->check(unit_interval());
   cmd->add_flag("--record", o->record, "Write verification evidence under fixtures/verification");
   cmd->add_option("--repo", o->repo, "Repository root for --record")->type_name("DIR");
   cmd->add_option("--selfcheck-cases", o->selfcheck_cases, "Reference self-check cases (no GPU)")

@@ -23,7 +23,7 @@ namespace {
 std::vector<std::byte> simulate(const std::string& name, const ref::PagedAttentionProblem& p) {
   static const std::unique_ptr<check::CaseBackend> backend = check::make_sim_backend();
   for (const auto& v : backend->variants()) {
-    if (v.caps.name == name) return backend->run_attention(v, p, p.query_layout).out;
+    if (v.caps.name == name) return backend->run_attention(v, p, p.query_layout, 0).out;
   }
   throw std::logic_error("no sim variant " + name);
 }

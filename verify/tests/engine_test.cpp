@@ -83,6 +83,7 @@ TEST_F(Engine, EverySimulatedBugIsCaughtShrunkAndReproducible) {
                           {"sim_scale_twice", 1},
                           {"sim_wrong_kv_head", 1},
                           {"sim_partition_max_only", 1},
+                          {"sim_race_last_bit", 1},
                           {"sim_gather_reads_slot_minus1", 0},
                           {"sim_gather_value_layout_keys", 0},
                           {"sim_reshape_writes_slot_minus1", 0}};

@@ -121,6 +121,9 @@ void write_artifact(const std::string& path, const ArtifactContents& c) {
     if (c.actual_out != nullptr && !c.actual_out->empty()) {
       add(file, "actual/out", storage_type(p.dtype), dims, *c.actual_out);
     }
+    if (c.second_run_out != nullptr && !c.second_run_out->empty()) {
+      add(file, "second_run/out", storage_type(p.dtype), dims, *c.second_run_out);
+    }
   }
   if (store && c.copy_inputs != nullptr) {
     const ref::CacheCopyProblem& p = *c.copy_inputs;
@@ -142,6 +145,12 @@ void write_artifact(const std::string& path, const ArtifactContents& c) {
     }
     if (c.actual_second != nullptr && !c.actual_second->empty()) {
       add_storage(file, "actual/second", p.dtype, *c.actual_second);
+    }
+    if (c.second_run_first != nullptr && !c.second_run_first->empty()) {
+      add_storage(file, "second_run/first", p.dtype, *c.second_run_first);
+    }
+    if (c.second_run_second != nullptr && !c.second_run_second->empty()) {
+      add_storage(file, "second_run/second", p.dtype, *c.second_run_second);
     }
   }
   const std::filesystem::path target(path);

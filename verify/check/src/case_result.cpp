@@ -26,12 +26,14 @@ const char* outcome_name(Outcome o) {
       return "timeout";
     case Outcome::kError:
       return "error";
+    case Outcome::kNondeterministic:
+      return "nondeterministic";
   }
   return "error";
 }
 
 Outcome parse_outcome(const std::string& text) {
-  for (int i = 0; i <= static_cast<int>(Outcome::kError); ++i) {
+  for (int i = 0; i <= static_cast<int>(Outcome::kNondeterministic); ++i) {
     if (text == outcome_name(static_cast<Outcome>(i))) return static_cast<Outcome>(i);
   }
   throw std::invalid_argument("unknown case outcome '" + text + "'");
@@ -45,6 +47,7 @@ bool is_kernel_failure(Outcome o) {
     case Outcome::kFault:
     case Outcome::kCrashed:
     case Outcome::kTimeout:
+    case Outcome::kNondeterministic:
       return true;
     default:
       return false;
@@ -52,9 +55,13 @@ bool is_kernel_failure(Outcome o) {
 }
 
 void to_json(nlohmann::json& j, const CaseRequest& r) {
-  j = nlohmann::json{
-      {"registry", r.registry}, {"variant", r.variant},     {"spec", gen::spec_to_json(r.spec)},
-      {"artifact", r.artifact}, {"reproduce", r.reproduce}, {"ref_threads", r.ref_threads}};
+  j = nlohmann::json{{"registry", r.registry},
+                     {"variant", r.variant},
+                     {"spec", gen::spec_to_json(r.spec)},
+                     {"artifact", r.artifact},
+                     {"reproduce", r.reproduce},
+                     {"ref_threads", r.ref_threads},
+                     {"check_determinism", r.check_determinism}};
 }
 
 void from_json(const nlohmann::json& j, CaseRequest& r) {
@@ -64,6 +71,7 @@ void from_json(const nlohmann::json& j, CaseRequest& r) {
   r.artifact = j.value("artifact", std::string());
   r.reproduce = j.value("reproduce", std::string());
   r.ref_threads = j.value("ref_threads", 0);
+  r.check_determinism = j.value("check_determinism", true);
 }
 
 void to_json(nlohmann::json& j, const CaseResult& r) {
@@ -77,7 +85,8 @@ void to_json(nlohmann::json& j, const CaseResult& r) {
                      {"reference_ms", r.reference_ms},
                      {"total_ms", r.total_ms},
                      {"restart", r.restart},
-                     {"artifact", r.artifact}};
+                     {"artifact", r.artifact},
+                     {"runs", r.runs}};
 }
 
 void from_json(const nlohmann::json& j, CaseResult& r) {
@@ -92,6 +101,7 @@ void from_json(const nlohmann::json& j, CaseResult& r) {
   r.total_ms = j.value("total_ms", 0.0);
   r.restart = j.value("restart", false);
   r.artifact = j.value("artifact", std::string());
+  r.runs = j.value("runs", 0);
 }
 
 }  // namespace pagecheck::verify::check

@@ -1,14 +1,17 @@
 /// One case end to end: materialize, run the variant, run the reference, compare, artefact.
 #include "pagecheck/verify/check/case_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <optional>
 
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/check/artifact.h"
 #include "pagecheck/verify/check/compare.h"
+#include "pagecheck/verify/check/determinism.h"
 #include "pagecheck/verify/gen/materialize.h"
 
 namespace pagecheck::verify::check {
@@ -20,41 +23,64 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-/// Maps the device-side outcome; returns true when the outputs are worth comparing.
-bool device_outcome(const DeviceRunOutcome& d, CaseResult& r) {
-  r.device_ms = d.elapsed_ms;
+/// Maps the device-side outcome; returns true when the outputs are worth comparing. `run`
+/// prefixes the message of a failing determinism re-run ("second run: ").
+bool device_outcome(const DeviceRunOutcome& d, CaseResult& r, const char* run = "") {
+  r.device_ms += d.elapsed_ms;
   switch (d.disposition) {
     case LaunchDisposition::kLaunched:
       break;
     case LaunchDisposition::kNotSupported:
       r.outcome = Outcome::kNotSupported;
-      r.message = "variant refused the problem: " + d.message;
+      r.message = std::string(run) + "variant refused the problem: " + d.message;
       return false;
     case LaunchDisposition::kInvalid:
       r.outcome = Outcome::kInvalid;
-      r.message = "variant called valid arguments invalid: " + d.message;
+      r.message = std::string(run) + "variant called valid arguments invalid: " + d.message;
       return false;
     case LaunchDisposition::kLaunchFailed:
       r.outcome = d.sticky_error ? Outcome::kFault : Outcome::kLaunchFailed;
-      r.message = d.message;
+      r.message = run + d.message;
       r.restart = d.sticky_error;
       return false;
   }
   if (d.sticky_error) {
     r.outcome = Outcome::kFault;
-    r.message = d.message;
+    r.message = run + d.message;
     r.restart = true;
     return false;
   }
   return true;
 }
 
+constexpr const char* kSecondRun = "second run: ";
+
 /// Adds a guard-zone violation to an otherwise finished comparison.
-void check_guards(const DeviceRunOutcome& d, CaseResult& r) {
+void check_guards(const DeviceRunOutcome& d, CaseResult& r, const char* run = "") {
   if (d.guards_intact) return;
   r.outcome = Outcome::kIncorrect;
-  r.message =
-      "guard zone overwritten: " + d.guard_report + (r.message.empty() ? "" : "; " + r.message);
+  r.message = std::string(run) + "guard zone overwritten: " + d.guard_report +
+              (r.message.empty() ? "" : "; " + r.message);
+}
+
+/// Folds the bit-for-bit comparison of the two runs into a finished comparison: a difference
+/// makes a passing case `nondeterministic` (and is noted on an already failing one).
+void check_runs_agree(const CopyComparison& runs, CaseResult& r) {
+  if (r.comparison.is_object()) r.comparison["determinism"] = runs;
+  if (runs.passed()) return;
+  if (r.outcome == Outcome::kPassed) {
+    r.outcome = Outcome::kNondeterministic;
+    r.message = describe_runs(runs) + "; run 1 against the reference: " + r.message;
+  } else {
+    r.message += "; also " + describe_runs(runs);
+  }
+}
+
+/// A second run of a variant that declares nondeterminism fails against the reference.
+void second_run_incorrect(const std::string& description, CaseResult& r) {
+  if (r.outcome != Outcome::kPassed) return;
+  r.outcome = Outcome::kIncorrect;
+  r.message = kSecondRun + description;
 }
 
 struct Attempt {
@@ -67,8 +93,18 @@ struct Attempt {
 CaseResult run_attention(const Attempt& a, const ref::PagedAttentionProblem& problem) {
   CaseResult r;
   const auto& spec = std::get<gen::AttentionSpec>(a.request.spec);
-  const AttentionRun run = a.backend.run_attention(a.variant, problem, gen::out_layout(spec));
-  const bool compare = device_outcome(run.outcome, r);
+  const ref::TokenLayout layout = gen::out_layout(spec);
+  const AttentionRun run = a.backend.run_attention(a.variant, problem, layout, 0);
+  r.runs = 1;
+  bool compare = device_outcome(run.outcome, r);
+  // The determinism re-run: the same problem uploaded again into fresh, freshly poisoned
+  // outputs and guards (never the first run's outputs).
+  AttentionRun again;
+  if (compare && a.request.check_determinism) {
+    again = a.backend.run_attention(a.variant, problem, layout, 1);
+    r.runs = 2;
+    compare = device_outcome(again.outcome, r, kSecondRun);
+  }
   ref::PagedAttentionResult reference;
   std::vector<double> tol;
   const auto ref_start = Clock::now();
@@ -76,6 +112,7 @@ CaseResult run_attention(const Attempt& a, const ref::PagedAttentionProblem& pro
     reference = ref::paged_attention(problem, {a.request.ref_threads});
     tol = attention_tolerance(problem, reference, a.model, a.request.ref_threads);
   }
+  bool runs_differ = false;
   if (compare) {
     const AttentionComparison c = compare_attention(problem, reference, tol, run.out);
     r.outcome = c.passed() ? Outcome::kPassed : Outcome::kIncorrect;
@@ -83,7 +120,18 @@ CaseResult run_attention(const Attempt& a, const ref::PagedAttentionProblem& pro
     r.comparison = c;
     r.max_ratio = c.max_ratio;
     r.max_abs = c.metrics.max_abs;
+    if (r.runs == 2 && a.variant.deterministic) {
+      const CopyComparison runs = compare_attention_runs(problem, run.out, again.out);
+      runs_differ = !runs.passed();
+      check_runs_agree(runs, r);
+    } else if (r.runs == 2) {
+      const AttentionComparison c2 = compare_attention(problem, reference, tol, again.out);
+      r.max_ratio = std::max(r.max_ratio, c2.max_ratio);
+      r.max_abs = std::max(r.max_abs, c2.metrics.max_abs);
+      if (!c2.passed()) second_run_incorrect(c2.describe(), r);
+    }
     check_guards(run.outcome, r);
+    if (r.runs == 2) check_guards(again.outcome, r, kSecondRun);
   }
   r.reference_ms = ms_since(ref_start);
   if (!a.request.artifact.empty()) {
@@ -94,6 +142,7 @@ CaseResult run_attention(const Attempt& a, const ref::PagedAttentionProblem& pro
     contents.reference = &reference;
     contents.tolerance = &tol;
     contents.actual_out = &run.out;
+    if (runs_differ) contents.second_run_out = &again.out;
     write_artifact(a.request.artifact, contents);
     r.artifact = a.request.artifact;
   }
@@ -103,9 +152,29 @@ CaseResult run_attention(const Attempt& a, const ref::PagedAttentionProblem& pro
 CaseResult run_copy(const Attempt& a, ref::CacheCopyProblem problem) {
   CaseResult r;
   const bool gather = gen::family_of(a.request.spec) == PC_FAMILY_GATHER_CACHED_KV;
-  const CopyRun run =
-      gather ? a.backend.run_gather(a.variant, problem) : a.backend.run_reshape(a.variant, problem);
-  const bool compare = device_outcome(run.outcome, r);
+  const auto launch = [&](int run) {
+    return gather ? a.backend.run_gather(a.variant, problem, run)
+                  : a.backend.run_reshape(a.variant, problem, run);
+  };
+  const CopyRun run = launch(0);
+  r.runs = 1;
+  bool compare = device_outcome(run.outcome, r);
+  CopyRun again;
+  std::optional<CopyComparison> runs;
+  if (compare && a.request.check_determinism) {
+    again = launch(1);
+    r.runs = 2;
+    compare = device_outcome(again.outcome, r, kSecondRun);
+    if (compare && a.variant.deterministic) {
+      runs = compare_copy_runs(problem, gather, run, again);
+      // Kept only for the artefact of a differing ordinary case: free a multi-GiB cache
+      // before the reference runs.
+      if (runs->passed() || gen::is_large(a.request.spec)) {
+        again.first = std::vector<std::byte>();
+        again.second = std::vector<std::byte>();
+      }
+    }
+  }
   const auto ref_start = Clock::now();
   // The inputs are kept only for an artefact of an ordinary case; a multi-GiB cache is turned
   // into the expected result in place.
@@ -123,7 +192,14 @@ CaseResult run_copy(const Attempt& a, ref::CacheCopyProblem problem) {
     r.outcome = c.passed() ? Outcome::kPassed : Outcome::kIncorrect;
     r.message = c.describe();
     r.comparison = c;
+    if (runs) {
+      check_runs_agree(*runs, r);
+    } else if (r.runs == 2) {
+      const CopyComparison c2 = compare_copy(expected, gather, again.first, again.second);
+      if (!c2.passed()) second_run_incorrect(c2.describe(), r);
+    }
     check_guards(run.outcome, r);
+    if (r.runs == 2) check_guards(again.outcome, r, kSecondRun);
   }
   r.reference_ms = ms_since(ref_start);
   if (!a.request.artifact.empty()) {
@@ -134,6 +210,10 @@ CaseResult run_copy(const Attempt& a, ref::CacheCopyProblem problem) {
     contents.copy_expected = &expected;
     contents.actual_first = &run.first;
     contents.actual_second = &run.second;
+    if (runs && !runs->passed()) {
+      contents.second_run_first = &again.first;
+      contents.second_run_second = &again.second;
+    }
     write_artifact(a.request.artifact, contents);
     r.artifact = a.request.artifact;
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -16,6 +17,8 @@ uint32_t bits_at(const std::vector<std::byte>& buffer, int64_t index, std::size_
   std::memcpy(&bits, buffer.data() + index * static_cast<int64_t>(size), size);
   return bits;
 }
+
+}  // namespace
 
 /// Logical position of an element offset inside a token tensor.
 std::string token_position(const ref::TokenLayout& l, int64_t off) {
@@ -51,10 +54,10 @@ std::string cache_position(const ref::PagedCacheLayout& c, bool is_key, int64_t 
          std::to_string(dim) + ", slot " + std::to_string(slot);
 }
 
-/// Counts differing elements of two equally sized buffers; describes the first one.
-template <typename Where>
-void compare_buffer(const char* name, DType dtype, const std::vector<std::byte>& expected,
-                    const std::vector<std::byte>& actual, Where where, CopyComparison& out) {
+void compare_bits(const char* name, DType dtype, const std::vector<std::byte>& expected,
+                  const std::vector<std::byte>& actual,
+                  const std::function<std::string(int64_t)>& where, CopyComparison& out,
+                  const char* expected_label, const char* actual_label) {
   const std::size_t size = dtype_size(dtype);
   const int64_t count = static_cast<int64_t>(expected.size() / size);
   out.elements += count;
@@ -78,18 +81,17 @@ void compare_buffer(const char* name, DType dtype, const std::vector<std::byte>&
       const uint32_t e = bits_at(expected, i, size), a = bits_at(actual, i, size);
       if (e == a) continue;
       if (out.mismatches++ == 0) {
-        char text[160];
-        std::snprintf(text, sizeof text, "expected bits 0x%0*x (%.9g) got 0x%0*x (%.9g)",
+        char text[200];
+        std::snprintf(text, sizeof text, "%s bits 0x%0*x (%.9g) %s 0x%0*x (%.9g)", expected_label,
                       static_cast<int>(2 * size), e, load_element(dtype, expected.data(), i),
-                      static_cast<int>(2 * size), a, load_element(dtype, actual.data(), i));
+                      actual_label, static_cast<int>(2 * size), a,
+                      load_element(dtype, actual.data(), i));
         out.first =
             std::string(name) + " element " + std::to_string(i) + " (" + where(i) + "): " + text;
       }
     }
   }
 }
-
-}  // namespace
 
 std::string CopyComparison::describe() const {
   if (passed()) return "all " + std::to_string(elements) + " elements bit-identical";
@@ -102,17 +104,17 @@ CopyComparison compare_copy(const ref::CacheCopyProblem& expected, bool gather,
                             const std::vector<std::byte>& second) {
   CopyComparison out;
   if (gather) {
-    compare_buffer(
+    compare_bits(
         "key_out", expected.dtype, expected.key, first,
         [&](int64_t i) { return token_position(expected.key_layout, i); }, out);
-    compare_buffer(
+    compare_bits(
         "value_out", expected.dtype, expected.value, second,
         [&](int64_t i) { return token_position(expected.value_layout, i); }, out);
   } else {
-    compare_buffer(
+    compare_bits(
         "key_cache", expected.dtype, expected.key_cache, first,
         [&](int64_t i) { return cache_position(expected.cache, true, i); }, out);
-    compare_buffer(
+    compare_bits(
         "value_cache", expected.dtype, expected.value_cache, second,
         [&](int64_t i) { return cache_position(expected.cache, false, i); }, out);
   }

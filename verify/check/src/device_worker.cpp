@@ -57,8 +57,8 @@ class DeviceBackend final : public CaseBackend {
   std::string description() const override { return description_; }
 
   AttentionRun run_attention(const BackendVariant& v, const ref::PagedAttentionProblem& p,
-                             const ref::TokenLayout& out_layout) override {
-    DeviceRunOptions options;
+                             const ref::TokenLayout& out_layout, int run) override {
+    DeviceRunOptions options = run_options(run);
     options.attention_out_layout = out_layout;
     try {
       return run_paged_attention(info(v), p, options);
@@ -71,20 +71,30 @@ class DeviceBackend final : public CaseBackend {
     }
   }
 
-  CopyRun run_gather(const BackendVariant& v, const ref::CacheCopyProblem& p) override {
-    return copy(v, p, true);
+  CopyRun run_gather(const BackendVariant& v, const ref::CacheCopyProblem& p, int run) override {
+    return copy(v, p, true, run);
   }
-  CopyRun run_reshape(const BackendVariant& v, const ref::CacheCopyProblem& p) override {
-    return copy(v, p, false);
+  CopyRun run_reshape(const BackendVariant& v, const ref::CacheCopyProblem& p, int run) override {
+    return copy(v, p, false, run);
   }
 
  private:
+  /// Every run allocates, uploads and poisons afresh; the determinism re-run (run 1) uses the
+  /// complement of the first run's guard pattern, so a kernel that happens to write the
+  /// pattern's own bytes past an output is seen in one of the two runs.
+  static DeviceRunOptions run_options(int run) {
+    DeviceRunOptions options;
+    if (run % 2 == 1) options.guard_pattern = static_cast<uint8_t>(~options.guard_pattern);
+    return options;
+  }
   static const VariantInfo& info(const BackendVariant& v) {
     return *static_cast<const VariantInfo*>(v.handle);
   }
-  CopyRun copy(const BackendVariant& v, const ref::CacheCopyProblem& p, bool gather) {
+  CopyRun copy(const BackendVariant& v, const ref::CacheCopyProblem& p, bool gather, int run) {
+    const DeviceRunOptions options = run_options(run);
     try {
-      return gather ? run_gather_cached_kv(info(v), p) : run_reshape_and_cache(info(v), p);
+      return gather ? run_gather_cached_kv(info(v), p, options)
+                    : run_reshape_and_cache(info(v), p, options);
     } catch (const std::invalid_argument&) {
       throw;
     } catch (const std::exception& e) {

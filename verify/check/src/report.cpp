@@ -115,6 +115,7 @@ void to_json(json& j, const VariantReport& v) {
            {"regimes", v.regimes},
            {"tags", v.tags},
            {"outcomes", v.outcomes},
+           {"runs_twice", v.runs_twice},
            {"max_ratio", number(v.max_ratio)},
            {"max_abs", number(v.max_abs)},
            {"seconds", v.seconds},
@@ -137,6 +138,7 @@ void from_json(const json& j, VariantReport& v) {
   v.regimes = j.at("regimes").get<std::map<std::string, int64_t>>();
   v.tags = j.at("tags").get<std::map<std::string, int64_t>>();
   v.outcomes = j.value("outcomes", std::map<std::string, int64_t>());
+  v.runs_twice = j.value("runs_twice", int64_t{0});
   v.max_ratio = number_from(j.at("max_ratio"));
   v.max_abs = number_from(j.at("max_abs"));
   v.seconds = j.at("seconds").get<double>();
@@ -227,6 +229,7 @@ RunReport merge_reports(const std::vector<RunReport>& reports) {
       add_counts(m.regimes, v.regimes);
       add_counts(m.tags, v.tags);
       add_counts(m.outcomes, v.outcomes);
+      m.runs_twice += v.runs_twice;
       m.max_ratio = std::max(m.max_ratio, v.max_ratio);
       m.max_abs = std::max(m.max_abs, v.max_abs);
       m.seconds += v.seconds;
@@ -288,6 +291,7 @@ void print_summary(std::ostream& out, const RunReport& r) {
     out << "         edge cases hit " << hit << "/" << all.size() << ": " << counts_text(v.tags)
         << "\n";
     if (!missing.empty()) out << "         never hit: " << missing << "\n";
+    out << "         run twice (determinism): " << v.runs_twice << " of " << v.run << "\n";
     for (const auto& e : v.error_messages) out << "         harness error: " << e << "\n";
   }
   for (const VariantReport& v : r.variants) {

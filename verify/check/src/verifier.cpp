@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <thread>
 
+#include "pagecheck/verify/check/determinism.h"
 #include "verifier_internal.h"
 
 namespace pagecheck::verify::check {
@@ -135,8 +136,9 @@ RunReport run_verification(const std::vector<Target>& targets, const VerifyOptio
         large_free.wait(lock, [&] { return large_running < kMaxLargeAtOnce; });
         ++large_running;
       }
-      const CaseResult r =
-          executors[w]->run(make_request(targets[task.target], st.specs[task.slot], o));
+      const CaseResult r = executors[w]->run(
+          make_request(targets[task.target], st.specs[task.slot], o,
+                       checks_determinism(o.determinism_share, st.params[task.slot].index)));
       if (large) {
         std::lock_guard<std::mutex> lock(large_mutex);
         --large_running;

@@ -27,13 +27,15 @@ inline uint64_t mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-inline CaseRequest make_request(const Target& t, const gen::CaseSpec& spec,
-                                const VerifyOptions& o) {
+/// The request for a case; `check_determinism` says whether it runs twice (see determinism.h).
+inline CaseRequest make_request(const Target& t, const gen::CaseSpec& spec, const VerifyOptions& o,
+                                bool check_determinism = true) {
   CaseRequest r;
   r.registry = t.registry;
   r.variant = t.caps.name;
   r.spec = spec;
   r.ref_threads = o.ref_threads;
+  r.check_determinism = check_determinism;
   return r;
 }
 
@@ -55,6 +57,7 @@ inline void record(TargetState& st, std::size_t slot, const CaseResult& r) {
   VariantReport& v = st.report;
   ++v.run;
   ++v.outcomes[outcome_name(r.outcome)];
+  if (r.runs >= 2) ++v.runs_twice;
   v.seconds += r.total_ms / 1000.0;
   const gen::CaseSpec& spec = st.specs[slot];
   const gen::Regime regime = std::visit([](const auto& s) { return s.regime; }, spec);

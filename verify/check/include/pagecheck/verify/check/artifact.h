@@ -30,6 +30,10 @@ struct ArtifactContents {
   const ref::CacheCopyProblem* copy_expected = nullptr;   ///< after the reference
   const std::vector<std::byte>* actual_first = nullptr;   ///< kernel key_out / key_cache
   const std::vector<std::byte>* actual_second = nullptr;  ///< kernel value_out / value_cache
+  // the determinism re-run, when its outputs differ from the first run's
+  const std::vector<std::byte>* second_run_out = nullptr;     ///< attention output, packed
+  const std::vector<std::byte>* second_run_first = nullptr;   ///< key_out / key_cache
+  const std::vector<std::byte>* second_run_second = nullptr;  ///< value_out / value_cache
 };
 
 /// Writes the artefact to `path` (through a temporary file renamed into place). Throws

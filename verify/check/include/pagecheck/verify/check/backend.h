@@ -16,6 +16,12 @@ struct BackendVariant {
   gen::VariantCaps caps;         ///< declared support (name, family, sizes, flags)
   std::string description;       ///< one line
   const void* handle = nullptr;  ///< backend-private (e.g. the VariantInfo)
+  /// Declared determinism. True (the default, and what every variant declares today): two
+  /// runs on the same inputs must give bit-identical outputs, else the case is
+  /// `nondeterministic`. False: the variant declares that its outputs may differ between runs
+  /// (e.g. atomics in a reduction); then each run is compared with the reference instead.
+  /// Plugin ABI v1 cannot declare it; ABI v2's declaration is to set it here.
+  bool deterministic = true;
 };
 
 /// Runs kernels on materialized problems.
@@ -31,12 +37,16 @@ class CaseBackend {
   /// True for CPU simulations (they never count as a GPU).
   virtual bool is_simulation() const { return false; }
   /// Runs a paged-attention variant; the device output may use `out_layout` (strided).
+  /// `run` is 0 for a case's first run and 1 for its determinism re-run (same inputs, fresh
+  /// outputs): the GPU backend uses another guard byte pattern for it, simulations of racy
+  /// kernels use it so that their "races" are repeatable.
   virtual AttentionRun run_attention(const BackendVariant& v, const ref::PagedAttentionProblem& p,
-                                     const ref::TokenLayout& out_layout) = 0;
-  /// Runs a gather variant (outputs start as p.key / p.value).
-  virtual CopyRun run_gather(const BackendVariant& v, const ref::CacheCopyProblem& p) = 0;
-  /// Runs a reshape_and_cache variant (caches start as p.key_cache / p.value_cache).
-  virtual CopyRun run_reshape(const BackendVariant& v, const ref::CacheCopyProblem& p) = 0;
+                                     const ref::TokenLayout& out_layout, int run) = 0;
+  /// Runs a gather variant (outputs start as p.key / p.value); `run` as for run_attention.
+  virtual CopyRun run_gather(const BackendVariant& v, const ref::CacheCopyProblem& p, int run) = 0;
+  /// Runs a reshape_and_cache variant (caches start as p.key_cache / p.value_cache); `run` as
+  /// for run_attention.
+  virtual CopyRun run_reshape(const BackendVariant& v, const ref::CacheCopyProblem& p, int run) = 0;
 };
 
 /// Finds a variant by registry, family and name across backends; nullptr when absent.

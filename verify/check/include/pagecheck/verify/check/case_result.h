@@ -21,9 +21,13 @@ enum class Outcome : int32_t {
   kCrashed = 6,       ///< the worker process died during the case
   kTimeout = 7,       ///< the case did not finish in time (the worker was killed)
   kError = 8,         ///< the harness itself failed (materialize, reference, protocol)
+  /// Two runs on the same inputs (freshly poisoned outputs) gave outputs that differ in some
+  /// bit, and the variant does not declare itself nondeterministic: a race is a bug even when
+  /// it usually gives the right answer.
+  kNondeterministic = 9,
 };
 /// "passed", "incorrect", "not_supported", "invalid", "launch_failed", "fault", "crashed",
-/// "timeout", "error".
+/// "timeout", "error", "nondeterministic".
 const char* outcome_name(Outcome outcome);
 /// Inverse of outcome_name; throws std::invalid_argument.
 Outcome parse_outcome(const std::string& text);
@@ -38,6 +42,10 @@ struct CaseRequest {
   std::string artifact;              ///< when non-empty: write the failure artefact here
   std::string reproduce;             ///< reproduce value (spec JSON) stored in the artefact
   int ref_threads = 0;               ///< reference threads (0 = all cores)
+  /// Run the kernel twice (same inputs, freshly poisoned outputs and guards) and compare the
+  /// two outputs bit for bit (`verify --determinism-share` picks the cases; shrink steps and
+  /// replays always check).
+  bool check_determinism = true;
 };
 
 /// What happened.
@@ -52,6 +60,7 @@ struct CaseResult {
   double total_ms = 0;                ///< whole case inside the runner
   bool restart = false;               ///< the runner's context is unusable: restart it
   std::string artifact;               ///< artefact written (empty: none)
+  int runs = 0;                       ///< kernel runs made (2 when checked for determinism)
 
   bool failed() const { return is_kernel_failure(outcome); }
   /// "incorrect: 3 of 512 elements over tolerance; ..."

@@ -4,6 +4,7 @@
 /// (attention_comparison.h), shared with the golden checks and the GPU tests.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,18 @@ CopyComparison compare_copy(const ref::CacheCopyProblem& expected, bool gather,
                             const std::vector<std::byte>& second);
 
 void to_json(nlohmann::json& j, const CopyComparison& c);
+
+/// Compares two equally sized buffers of `dtype` elements bit for bit, adding their elements
+/// and differing elements to `out`; the first difference becomes `out.first`:
+/// "<name> element <i> (<where(i)>): <expected_label> bits 0x… (v) <actual_label> 0x… (v)".
+void compare_bits(const char* name, DType dtype, const std::vector<std::byte>& expected,
+                  const std::vector<std::byte>& actual,
+                  const std::function<std::string(int64_t)>& where, CopyComparison& out,
+                  const char* expected_label = "expected", const char* actual_label = "got");
+/// "token 3, head 1, dim 7" (or "padding") for element offset `off` of a token tensor.
+std::string token_position(const ref::TokenLayout& layout, int64_t off);
+/// "block 2, head 0, dim 5, slot 3" (or "padding of block 2") for element offset `off` of the
+/// key (`is_key`) or value cache.
+std::string cache_position(const ref::PagedCacheLayout& cache, bool is_key, int64_t off);
 
 }  // namespace pagecheck::verify::check

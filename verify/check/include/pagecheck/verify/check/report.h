@@ -54,6 +54,7 @@ struct VariantReport {
   std::map<std::string, int64_t> regimes;   ///< regime -> cases
   std::map<std::string, int64_t> tags;      ///< edge-case tag -> cases
   std::map<std::string, int64_t> outcomes;  ///< outcome -> cases
+  int64_t runs_twice = 0;                   ///< cases run twice (the determinism check)
   double max_ratio = 0;                ///< attention: worst error / tolerance among passing cases
   double max_abs = 0;                  ///< attention: worst absolute error among passing cases
   double seconds = 0;                  ///< wall time of this variant's cases (sum of case times)

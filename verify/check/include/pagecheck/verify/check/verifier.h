@@ -55,6 +55,9 @@ struct VerifyOptions {
   double shrink_budget_s = 120;  ///< time limit for shrinking one counterexample
   std::string artifact_dir;      ///< where failure artefacts go ("" = none)
   std::string device;            ///< device description for the report
+  /// Share of the cases (0..1) whose kernel runs twice and must agree bit for bit (the
+  /// determinism check, see determinism.h); 1: every case. Shrink steps always check.
+  double determinism_share = 1.0;
   /// Called about twice a second with a one-line progress text (may be empty): cases done of
   /// total, failing variants, elapsed seconds and an estimate of the time left.
   std::function<void(const std::string&)> progress;
