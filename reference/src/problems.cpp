@@ -45,6 +45,24 @@ int64_t PagedAttentionProblem::max_context_len() const {
   return longest;
 }
 
+int64_t PagedAttentionProblem::host_max_context_len() const {
+  return context_len_bound > 0 ? context_len_bound : max_context_len();
+}
+
+int64_t PagedAttentionProblem::table_stride() const {
+  return block_table_stride > 0 ? block_table_stride : max_blocks_per_seq;
+}
+
+std::vector<int32_t> PagedAttentionProblem::strided_block_table() const {
+  const int64_t stride = table_stride();
+  std::vector<int32_t> table(static_cast<std::size_t>(num_seqs * stride), block_table_padding);
+  for (int64_t s = 0; s < num_seqs; ++s) {
+    std::copy_n(block_table.begin() + s * max_blocks_per_seq, max_blocks_per_seq,
+                table.begin() + s * stride);
+  }
+  return table;
+}
+
 void PagedAttentionProblem::validate() const {
   cache.validate(dtype);
   if (num_seqs <= 0) fail("num_seqs = " + str(num_seqs) + " must be positive");
@@ -70,6 +88,15 @@ void PagedAttentionProblem::validate() const {
   require_equal("block_table.size()", static_cast<int64_t>(block_table.size()),
                 "num_seqs * max_blocks_per_seq", num_seqs * max_blocks_per_seq);
   const int64_t capacity = max_blocks_per_seq * cache.block_size;
+  if (block_table_stride != 0 && block_table_stride < max_blocks_per_seq) {
+    fail("block_table_stride = " + str(block_table_stride) +
+         " is below max_blocks_per_seq = " + str(max_blocks_per_seq));
+  }
+  if (context_len_bound != 0 &&
+      (context_len_bound < max_context_len() || context_len_bound > capacity)) {
+    fail("context_len_bound = " + str(context_len_bound) + " is outside [largest context = " +
+         str(max_context_len()) + ", max_blocks_per_seq * block_size = " + str(capacity) + "]");
+  }
   for (int64_t s = 0; s < num_seqs; ++s) {
     const int64_t len = context_lens[s];
     const std::string name = "context_lens[" + str(s) + "] = " + str(len);

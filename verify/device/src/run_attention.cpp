@@ -62,8 +62,8 @@ AttentionRun run_paged_attention(const VariantInfo& variant, const ref::PagedAtt
   const detail::DeviceBuffer query = upload_new(p.query.data(), p.query.size());
   const detail::DeviceBuffer key_cache = upload_new(p.key_cache.data(), p.key_cache.size());
   const detail::DeviceBuffer value_cache = upload_new(p.value_cache.data(), p.value_cache.size());
-  const detail::DeviceBuffer block_table =
-      upload_new(p.block_table.data(), p.block_table.size() * sizeof(int32_t));
+  const std::vector<int32_t> table = p.strided_block_table();  // padded rows, poisoned padding
+  const detail::DeviceBuffer block_table = upload_new(table.data(), table.size() * sizeof(int32_t));
   const detail::DeviceBuffer context_lens =
       upload_new(p.context_lens.data(), p.context_lens.size() * sizeof(int32_t));
   detail::DeviceBuffer alibi;
@@ -79,7 +79,7 @@ AttentionRun run_paged_attention(const VariantInfo& variant, const ref::PagedAtt
   args.num_seqs = p.num_seqs;
   args.num_heads = p.num_heads;
   args.max_blocks_per_seq = p.max_blocks_per_seq;
-  args.max_context_len = p.max_context_len();
+  args.max_context_len = p.host_max_context_len();
   args.scale = p.scale;
   args.query = query.get();
   args.query_stride_seq = p.query_layout.stride_token;
@@ -100,7 +100,7 @@ AttentionRun run_paged_attention(const VariantInfo& variant, const ref::PagedAtt
                                c.value_stride_head,
                                c.value_stride_dim};
   args.block_table = static_cast<const int32_t*>(block_table.get());
-  args.block_table_stride = p.max_blocks_per_seq;
+  args.block_table_stride = p.table_stride();
   args.context_lens = static_cast<const int32_t*>(context_lens.get());
   args.alibi_slopes = p.alibi_slopes.empty() ? nullptr : static_cast<const float*>(alibi.get());
   args.out = out.data();

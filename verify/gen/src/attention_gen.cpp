@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "attention_draws.h"
 #include "gen_util.h"
 #include "pagecheck/verify/gen/generators.h"
 
@@ -26,96 +27,10 @@ int64_t large_pool_blocks(int64_t stride_block, int64_t referenced) {
 
 namespace {
 
+using detail::ContextBudget;
+using detail::ContextKind;
 using detail::draw_between;
-
-enum class HeadShape { kMha, kGqa, kMqa };
-
-/// How one sequence's context length is chosen.
-enum class ContextKind {
-  kOne,         ///< 1
-  kBlock,       ///< exactly one block
-  kBlockMinus,  ///< a block - 1
-  kBlockPlus,   ///< a block + 1
-  kMultiBlock,  ///< k blocks, +-1
-  kRandom,      ///< anything up to a few hundred
-  kFullTable,   ///< every block-table column (a table at least as wide as a random length)
-  kLong,        ///< several split-K partitions, often with a partial last one
-};
-
-int64_t draw_context(ContextKind kind, int64_t bs, int size, bool large) {
-  switch (kind) {
-    case ContextKind::kOne:
-      return 1;
-    case ContextKind::kBlock:
-      return bs;
-    case ContextKind::kBlockMinus:
-      return std::max<int64_t>(1, bs - 1);
-    case ContextKind::kBlockPlus:
-      return bs + 1;
-    case ContextKind::kMultiBlock:
-      return std::max<int64_t>(1, draw_between(2, 2 + size / 10) * bs +
-                                      detail::pick<int64_t>({{1, 0}, {1, -1}, {1, 1}}));
-    case ContextKind::kRandom:
-      return draw_between(1, 2 + size * (large ? 1 : 3));
-    case ContextKind::kFullTable:  // at least this long; widened to the table once it is known
-      return draw_between(1, 2 + size * (large ? 1 : 3));
-    case ContextKind::kLong: {
-      const int64_t full = draw_between(1, large ? 2 : 1 + size / 25);
-      const std::size_t tail_kind = detail::draw_weighted({1, 1, 1, 3});
-      const int64_t tail = tail_kind == 0   ? 0
-                           : tail_kind == 1 ? -1
-                           : tail_kind == 2 ? 1
-                                            : draw_between(2, kPartitionSize - 2);
-      return full * kPartitionSize + tail;
-    }
-  }
-  return 1;
-}
-
-/// One sequence as drawn: how its context length was chosen, the length, and whether (and how
-/// much of) its leading full blocks it shares with an earlier sequence.
-struct SeqDraw {
-  ContextKind kind = ContextKind::kOne;  ///< how the length was chosen
-  int64_t context_len = 1;               ///< the length (kFullTable: its least width)
-  bool share = false;                    ///< shares leading blocks with an earlier sequence
-  int64_t parent_pick = 0;               ///< that sequence: parent_pick mod this one's index
-  int64_t share_pick = 0;                ///< shared blocks: 1 + share_pick * most / 1000
-};
-
-/// One sequence's parameters, each shrinking on its own (toward context 1, no sharing).
-rc::Gen<SeqDraw> seq_draw(int64_t bs, bool large) {
-  return rc::gen::exec([bs, large] {
-    const int size = detail::current_size();
-    SeqDraw d;
-    d.kind = detail::pick<ContextKind>(
-        {{4, ContextKind::kOne},
-         {3, ContextKind::kBlock},
-         {3, ContextKind::kBlockMinus},
-         {3, ContextKind::kBlockPlus},
-         {3, ContextKind::kMultiBlock},
-         {5, ContextKind::kRandom},
-         {2, ContextKind::kFullTable},
-         {static_cast<std::size_t>(size >= 20 ? 3 : 1), ContextKind::kLong}});
-    d.context_len = draw_context(d.kind, bs, size, large);
-    d.share = detail::pick<bool>({{3, false}, {1, true}});
-    if (d.share) {
-      d.parent_pick = draw_between(0, 1 << 20);
-      d.share_pick = draw_between(0, 999);
-    }
-    return d;
-  });
-}
-
-/// How many sequences a case has: 1 and primes weighted up.
-rc::Gen<int64_t> seq_count(bool large) {
-  return rc::gen::exec([large] {
-    const int64_t seq_cap = large ? 3 : 2 + detail::current_size() / 6;
-    const std::size_t seq_kind = detail::draw_weighted({3, 3, 3});
-    return seq_kind == 0   ? int64_t{1}
-           : seq_kind == 1 ? detail::pick_of(detail::primes_up_to(seq_cap))
-                           : draw_between(1, seq_cap);
-  });
-}
+using detail::SeqDraw;
 
 /// Physical block ids for `unique` logical blocks in a pool of `pool` blocks.
 std::vector<int64_t> place_blocks(int64_t unique, int64_t pool, bool permute, bool large,
@@ -143,34 +58,54 @@ std::vector<int64_t> place_blocks(int64_t unique, int64_t pool, bool permute, bo
   return ids;
 }
 
+/// The dtype a wide case uses: float32 half the time (when declared; its 4-element vectors
+/// double the 16-byte vectors per token), else any declared one.
+DType wide_dtype(const VariantCaps& caps) {
+  const bool f32 =
+      std::find(caps.dtypes.begin(), caps.dtypes.end(), DType::kFloat32) != caps.dtypes.end();
+  if (f32 && detail::pick<bool>({{1, false}, {1, true}})) return DType::kFloat32;
+  return detail::pick_of(caps.dtypes);
+}
+
+/// The host-side bound: exact, the next power of two, or a few blocks more (engines bucket
+/// it); clamped to the table's capacity.
+int64_t draw_bound_pad(const AttentionSpec& s) {
+  const std::size_t kind = detail::draw_weighted({4, 1, 1});
+  if (kind == 0) return 0;
+  const int64_t largest = largest_context(s);
+  int64_t bound = largest + draw_between(1, 2 * s.block_size);
+  if (kind == 1) {
+    bound = 1;
+    while (bound <= largest) bound *= 2;
+  }
+  return std::min(bound, s.max_blocks_per_seq * s.block_size) - largest;
+}
+
 AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options) {
   AttentionSpec s;
   const int size = detail::current_size();
   const bool large = options.large == LargeCache::kAlways && caps.has(PC_CAP_LARGE_CACHE);
-  s.dtype = detail::pick_of(detail::dtypes_for(caps, large));
-  s.head_size = detail::pick_of(caps.head_sizes);
+  // A wide case: the head counts of served models, few tokens (the CPU reference stays fast).
+  const bool wide = !large && detail::pick<bool>({{4, false}, {1, true}});
+  s.dtype = wide ? wide_dtype(caps) : detail::pick_of(detail::dtypes_for(caps, large));
+  s.head_size = wide && detail::pick<bool>({{1, false}, {1, true}})
+                    ? *std::max_element(caps.head_sizes.begin(), caps.head_sizes.end())
+                    : detail::pick_of(caps.head_sizes);
   s.block_size = detail::pick_of(caps.block_sizes);
   const int64_t bs = s.block_size;
+  const ContextBudget budget = large  ? ContextBudget::kLarge
+                               : wide ? ContextBudget::kTiny
+                                      : ContextBudget::kOrdinary;
 
   // Sequences: one container, so a shrink removes any of them and shrinks each on its own.
   const std::vector<SeqDraw> seqs =
-      *detail::non_empty_vector(seq_count(large), seq_draw(bs, large));
+      *detail::non_empty_vector(detail::seq_count(budget), detail::seq_draw(bs, budget));
   s.num_seqs = static_cast<int64_t>(seqs.size());
 
-  // Heads: MHA, GQA, MQA.
-  const HeadShape shape =
-      detail::pick<HeadShape>({{3, HeadShape::kMha}, {4, HeadShape::kGqa}, {2, HeadShape::kMqa}});
-  const int64_t head_cap = large ? 2 : 1 + size / 12;
-  if (shape == HeadShape::kMha) {
-    s.num_kv_heads = draw_between(1, head_cap);
-    s.num_heads = s.num_kv_heads;
-  } else if (shape == HeadShape::kGqa) {
-    s.num_kv_heads = draw_between(2, 2 + head_cap / 3);
-    s.num_heads = s.num_kv_heads * draw_between(2, large ? 3 : 2 + size / 16);
-  } else {
-    s.num_kv_heads = 1;
-    s.num_heads = draw_between(2, large ? 4 : 2 + size / 8);
-  }
+  const detail::HeadDraw heads =
+      wide ? detail::draw_wide_heads() : detail::draw_ordinary_heads(size, large);
+  s.num_heads = heads.num_heads;
+  s.num_kv_heads = heads.num_kv_heads;
 
   // Context lengths.
   s.context_lens.assign(s.num_seqs, 1);
@@ -185,6 +120,13 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
     if (seqs[q].kind == ContextKind::kFullTable) {
       s.context_lens[q] = static_cast<int32_t>(s.max_blocks_per_seq * bs);
     }
+  }
+  // Padded table rows (a row stride above the width) and a host bound above the largest
+  // context; the padding points at an unread, poisoned block, so the pool keeps one.
+  if (!large) {
+    const std::size_t pad_kind = detail::draw_weighted({6, 1, 1});
+    s.table_pad = pad_kind == 0 ? 0 : pad_kind == 1 ? draw_between(1, 3) : s.max_blocks_per_seq;
+    s.bound_pad = draw_bound_pad(s);
   }
 
   // Prefix sharing: a sequence's leading full blocks may be an earlier sequence's.
@@ -211,7 +153,9 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
           b < share_count[q] ? logical[share_parent[q] * s.max_blocks_per_seq + b] : unique++;
     }
   }
-  const int64_t unused = detail::draw_weighted({2, 3}) == 0 ? 0 : draw_between(1, 3 + size / 10);
+  const int64_t unused =
+      std::max<int64_t>(s.table_pad > 0 ? 1 : 0,
+                        detail::draw_weighted({2, 3}) == 0 ? 0 : draw_between(1, 3 + size / 10));
   const bool permute = detail::pick<bool>({{1, false}, {3, true}});
   const uint64_t table_seed = detail::draw_seed();
 
@@ -243,7 +187,8 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
   const double inv_sqrt = 1.0 / std::sqrt(static_cast<double>(s.head_size));
   s.scale = static_cast<float>(inv_sqrt * detail::pick<double>({{5, 1.0}, {1, 0.6}}));
   s.alibi = caps.has(PC_CAP_ALIBI) && detail::pick<bool>({{5, false}, {1, true}});
-  s.regime = detail::pick<Regime>({{2, Regime::kFlat}, {3, Regime::kPeaked}, {2, Regime::kMixed}});
+  s.regime = detail::pick<Regime>(
+      {{2, Regime::kFlat}, {3, Regime::kPeaked}, {2, Regime::kMixed}, {1, Regime::kExtreme}});
   s.content_seed = detail::draw_seed();
   return s;
 }

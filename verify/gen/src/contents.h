@@ -16,6 +16,7 @@ enum Tag : uint64_t {
   kTagOldKey = 6,
   kTagOldValue = 7,
   kTagBeta = 8,
+  kTagLevel = 9,
 };
 
 /// SplitMix64 finalizer.

@@ -12,41 +12,80 @@ using detail::draw_between;
 
 enum class SkipPattern { kNone, kSome, kAll };
 
+/// Where the live tokens go: consecutive slots from a random start (prefill), distinct slots
+/// in random order (decode batches), one token per block over many blocks, or every slot of
+/// whole blocks.
+enum class SlotLayout { kConsecutive, kRandom, kSpread, kWholeBlocks };
+
+/// Tokens past which a case is no longer spread one per block (its pool stays small).
+constexpr int64_t kSpreadTokens = 512;
+
 CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
   CopySpec s;
   s.family = caps.family;
   const int size = detail::current_size();
   const bool large = options.large == LargeCache::kAlways && caps.has(PC_CAP_LARGE_CACHE);
-  s.dtype = detail::pick_of(detail::dtypes_for(caps, large));
-  s.head_size = detail::pick_of(caps.head_sizes);
+  // A wide case: 16-64 kv heads (one token's keys over up to 2048 16-byte vectors), few tokens.
+  const bool wide = !large && detail::pick<bool>({{5, false}, {1, true}});
+  const bool f32 =
+      std::find(caps.dtypes.begin(), caps.dtypes.end(), DType::kFloat32) != caps.dtypes.end();
+  s.dtype = wide && f32 && detail::pick<bool>({{1, false}, {1, true}})
+                ? DType::kFloat32
+                : detail::pick_of(detail::dtypes_for(caps, large));
+  s.head_size = wide && detail::pick<bool>({{1, false}, {1, true}})
+                    ? *std::max_element(caps.head_sizes.begin(), caps.head_sizes.end())
+                    : detail::pick_of(caps.head_sizes);
   s.block_size = detail::pick_of(caps.block_sizes);
   const int64_t bs = s.block_size;
-  s.num_kv_heads = draw_between(1, large ? 2 : 1 + size / 15);
 
-  const int64_t token_cap = large ? 16 : 2 + size / 2;
-  const std::size_t token_kind = detail::draw_weighted({3, 2, 4});
-  const int64_t num_tokens = token_kind == 0   ? 1
-                             : token_kind == 1 ? detail::pick_of(detail::primes_up_to(token_cap))
-                                               : draw_between(1, token_cap);
-  const SkipPattern skip = detail::pick<SkipPattern>(
-      {{3, SkipPattern::kNone}, {4, SkipPattern::kSome}, {1, SkipPattern::kAll}});
+  // Tokens: one, a prime count, any count, or (few, with one or two kv heads) 512-4096.
+  const int64_t token_cap = large ? 16 : wide ? 8 : 2 + size / 2;
+  const std::size_t token_kind =
+      detail::draw_weighted({3, 2, 4, static_cast<std::size_t>(large || wide ? 0 : 1)});
+  int64_t num_tokens = token_kind == 0   ? 1
+                       : token_kind == 1 ? detail::pick_of(detail::primes_up_to(token_cap))
+                       : token_kind == 2 ? draw_between(1, token_cap)
+                                         : detail::pick<int64_t>({{2, 512}, {2, 1024}, {1, 4096}});
+  const bool many = token_kind == 3;
+  // (The never drawn 1 and 2 first: a failing wide case shrinks toward few heads.)
+  s.num_kv_heads = wide
+                       ? detail::pick<int64_t>({{0, 1}, {0, 2}, {1, 16}, {2, 32}, {1, 40}, {4, 64}})
+                   : many ? draw_between(1, 2)
+                          : draw_between(1, large ? 2 : 1 + size / 15);
+  const SlotLayout layout =
+      large ? detail::pick<SlotLayout>({{1, SlotLayout::kConsecutive}, {2, SlotLayout::kRandom}})
+            : detail::pick<SlotLayout>({{2, SlotLayout::kConsecutive},
+                                        {4, SlotLayout::kRandom},
+                                        {1, SlotLayout::kSpread},
+                                        {1, SlotLayout::kWholeBlocks}});
+  if (layout == SlotLayout::kSpread) num_tokens = std::clamp<int64_t>(num_tokens, 8, kSpreadTokens);
+  if (layout == SlotLayout::kWholeBlocks) num_tokens = bs * std::max<int64_t>(1, num_tokens / bs);
+
+  const SkipPattern skip =
+      layout == SlotLayout::kWholeBlocks
+          ? SkipPattern::kNone
+          : detail::pick<SkipPattern>(
+                {{3, SkipPattern::kNone}, {4, SkipPattern::kSome}, {1, SkipPattern::kAll}});
   std::vector<bool> skipped(num_tokens, skip == SkipPattern::kAll);
-  if (skip == SkipPattern::kSome) {
+  if (skip == SkipPattern::kSome && num_tokens <= 64) {
     for (int64_t t = 0; t < num_tokens; ++t) {
       skipped[t] = detail::pick<bool>({{3, false}, {1, true}});
     }
+  } else if (skip == SkipPattern::kSome) {  // many tokens: a seeded quarter, not 4096 choices
+    const uint64_t skip_seed = detail::draw_seed();
+    for (int64_t t = 0; t < num_tokens; ++t) skipped[t] = detail::mix_index(skip_seed, t) % 4 == 0;
   }
   if (large) skipped[0] = false;  // a large case must write / read beyond 2^31
   int64_t live = 0;
   for (bool k : skipped) live += k ? 0 : 1;
 
-  // Slots: consecutive from a random start (prefill), or distinct slots in random order
-  // (decode batches); gather may also read one slot twice.
-  const bool random_order = detail::pick<bool>({{1, false}, {2, true}});
+  // Gather may also read one slot twice.
   const bool repeat = s.family == PC_FAMILY_GATHER_CACHED_KV && live >= 2 &&
                       detail::pick<bool>({{5, false}, {1, true}});
-  const int64_t start = draw_between(0, 2 * bs - 1);
-  const int64_t blocks_needed = (start + live + bs - 1) / bs + 1;
+  const int64_t start =
+      layout == SlotLayout::kWholeBlocks ? bs * draw_between(0, 1) : draw_between(0, 2 * bs - 1);
+  const int64_t blocks_needed =
+      layout == SlotLayout::kSpread ? live + 1 : (start + live + bs - 1) / bs + 1;
   const int64_t unused = detail::draw_weighted({2, 3}) == 0 ? 0 : draw_between(1, 3 + size / 10);
   const uint64_t order_seed = detail::draw_seed();
 
@@ -72,8 +111,13 @@ CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
     base_block = s.num_blocks - blocks_needed;
   }
   std::vector<int64_t> slots(live);
-  if (!random_order) {
+  if (layout == SlotLayout::kConsecutive || layout == SlotLayout::kWholeBlocks) {
     for (int64_t i = 0; i < live; ++i) slots[i] = base_block * bs + start + i;
+  } else if (layout == SlotLayout::kSpread) {
+    const std::vector<int64_t> blocks = detail::permutation(s.num_blocks, order_seed);
+    for (int64_t i = 0; i < live; ++i) {
+      slots[i] = blocks[i] * bs + static_cast<int64_t>(detail::mix_index(order_seed, i) % bs);
+    }
   } else {
     const int64_t window = (large ? blocks_needed : s.num_blocks) * bs;
     const std::vector<int64_t> perm = detail::permutation(window, order_seed);

@@ -71,9 +71,46 @@ PeakPlan make_plan(const AttentionSpec& s, int64_t seq, int64_t kv_head) {
   return plan;
 }
 
+/// Extreme regime: the even dimensions carry a large logit component, scale * A * B * D / 2
+/// with q_d = A * sign_d and k_d = B_t * sign_d, so that logits reach about 1e4 with finite
+/// float16 inputs; the odd dimensions carry ordinary contents.
+constexpr double kExtremeQuery = 16.0;  ///< A (exact in every dtype)
+constexpr double kExtremeGap = 1.0e4;   ///< distance of the low tokens below the high ones
+/// Amplitude of the odd dimensions: a logit spread of about 4 units within a level, so few
+/// tokens dominate and the bound (whose L term grows with |logit|) stays tight.
+constexpr double kExtremeOrdinary = 4.0;
+
+/// Sign of dimension d of a (sequence, kv head) group's large component.
+double extreme_sign(const AttentionSpec& s, int64_t seq, int64_t kv_head, int64_t d) {
+  return (hash(s.content_seed, detail::kTagDirection, seq, kv_head, d) & 1) ? -1.0 : 1.0;
+}
+
+/// Target logit level of token t of a (sequence, kv head) group. Modes (from the seed): whole
+/// blocks 1e4 below the high ones; whole 256- or 512-token partitions 1e4 below; every token
+/// near +9990 (no max subtraction overflows); every token near -10010 (below a -1e4 sentinel).
+double extreme_level(const AttentionSpec& s, int64_t seq, int64_t kv_head, int64_t t) {
+  const uint64_t h = hash(s.content_seed, detail::kTagLevel, seq, kv_head);
+  const int64_t mode = static_cast<int64_t>(h % 4);
+  if (mode == 2) return 9990.0;
+  if (mode == 3) return -10010.0;
+  const double high = (h & 16) ? 5000.0 : 0.0;
+  const int64_t unit = mode == 0 ? s.block_size : ((h & 32) ? 512 : 256);
+  const int64_t units = (s.context_lens[seq] + unit - 1) / unit;
+  const int64_t forced_high = static_cast<int64_t>((h >> 8) % static_cast<uint64_t>(units));
+  const int64_t u = t / unit;
+  const bool low =
+      u != forced_high && (hash(s.content_seed, detail::kTagLevel, seq, kv_head, u + 1) & 1);
+  return low ? high - kExtremeGap : high;
+}
+
 double query_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, int64_t head,
                    int64_t d) {
   const uint64_t h = hash(s.content_seed, detail::kTagQuery, seq, head, d);
+  if (s.regime == Regime::kExtreme) {
+    const int64_t kv_head = head / (s.num_heads / s.num_kv_heads);
+    return d % 2 == 0 ? kExtremeQuery * extreme_sign(s, seq, kv_head, d)
+                      : kExtremeOrdinary * symmetric(h);
+  }
   switch (s.regime) {
     case Regime::kPeaked:
       // scale * |q| = 1 along the direction, so the logit of a key is about its beta.
@@ -88,6 +125,13 @@ double query_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, in
 double key_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, int64_t token,
                  int64_t kv_head, int64_t d) {
   const uint64_t h = hash(s.content_seed, detail::kTagKey, seq * 1000003 + token, kv_head, d);
+  if (s.regime == Regime::kExtreme) {
+    if (d % 2 != 0) return kExtremeOrdinary * symmetric(h);
+    const double big_dims = static_cast<double>((s.head_size + 1) / 2);
+    const double b = extreme_level(s, seq, kv_head, token) /
+                     (static_cast<double>(s.scale) * kExtremeQuery * big_dims);
+    return b * extreme_sign(s, seq, kv_head, d);
+  }
   switch (s.regime) {
     case Regime::kPeaked: {
       const bool dominant =
@@ -107,6 +151,18 @@ double value_value(const AttentionSpec& s, int64_t seq, int64_t token, int64_t k
   const uint64_t h = hash(s.content_seed, detail::kTagValue, seq * 1000003 + token, kv_head, d);
   if (s.regime == Regime::kMixed) return detail::mixed_magnitude(h, -2.0, 1.2);
   return symmetric(h);
+}
+
+/// The first block no sequence reads (every element poison), or kUnusedTableEntry.
+int32_t unread_block(const AttentionSpec& s) {
+  std::vector<bool> read(static_cast<std::size_t>(s.num_blocks), false);
+  for (int32_t e : s.block_table) {
+    if (e >= 0) read[e] = true;
+  }
+  for (int64_t b = 0; b < s.num_blocks; ++b) {
+    if (!read[b]) return static_cast<int32_t>(b);
+  }
+  return kUnusedTableEntry;
 }
 
 }  // namespace
@@ -141,6 +197,12 @@ ref::PagedAttentionProblem materialize(const AttentionSpec& s) {
   for (int32_t& e : p.block_table) {
     if (e < 0) e = kUnusedTableEntry;
   }
+  // Padded table rows point at a block no sequence reads (all poison), so a kernel that takes
+  // the table width as its row stride reads NaN; without such a block, outside the pool.
+  // (0 = the plain stride / the exact bound, as before either existed.)
+  p.block_table_stride = s.table_pad > 0 ? table_stride(s) : 0;
+  p.block_table_padding = unread_block(s);
+  p.context_len_bound = s.bound_pad > 0 ? context_bound(s) : 0;
   if (s.alibi) {
     p.alibi_slopes.resize(s.num_heads);
     for (int64_t h = 0; h < s.num_heads; ++h) {

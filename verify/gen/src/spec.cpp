@@ -65,16 +65,19 @@ const char* regime_name(Regime regime) {
       return "mixed";
     case Regime::kBits:
       return "bits";
+    case Regime::kExtreme:
+      return "extreme";
   }
   return "unknown";
 }
 
 Regime parse_regime(std::string_view text) {
-  for (Regime r : {Regime::kFlat, Regime::kPeaked, Regime::kMixed, Regime::kBits}) {
+  for (Regime r :
+       {Regime::kFlat, Regime::kPeaked, Regime::kMixed, Regime::kBits, Regime::kExtreme}) {
     if (text == regime_name(r)) return r;
   }
   throw std::invalid_argument("unknown regime '" + std::string(text) +
-                              "' (expected flat, peaked, mixed or bits)");
+                              "' (expected flat, peaked, mixed, bits or extreme)");
 }
 
 pc_family family_of(const CaseSpec& spec) {
@@ -119,6 +122,24 @@ int64_t used_blocks(const AttentionSpec& spec, int64_t seq) {
   return (spec.context_lens.at(seq) + spec.block_size - 1) / spec.block_size;
 }
 
+int64_t largest_context(const AttentionSpec& spec) {
+  int64_t longest = 0;
+  for (int32_t len : spec.context_lens) longest = std::max<int64_t>(longest, len);
+  return longest;
+}
+
+int64_t context_bound(const AttentionSpec& spec) {
+  return largest_context(spec) + spec.bound_pad;
+}
+
+int64_t table_stride(const AttentionSpec& spec) {
+  return spec.max_blocks_per_seq + spec.table_pad;
+}
+
+int64_t kv_row_vectors(DType dtype, int64_t num_kv_heads, int64_t head_size) {
+  return num_kv_heads * head_size / dtype_x(dtype);
+}
+
 void validate(const AttentionSpec& s) {
   if (s.num_seqs <= 0) fail("num_seqs = " + str(s.num_seqs) + " must be positive");
   if (s.num_kv_heads <= 0) fail("num_kv_heads = " + str(s.num_kv_heads) + " must be positive");
@@ -127,6 +148,8 @@ void validate(const AttentionSpec& s) {
          " is not a positive multiple of num_kv_heads = " + str(s.num_kv_heads));
   }
   if (s.max_blocks_per_seq <= 0) fail("max_blocks_per_seq must be positive");
+  require_nonnegative("table_pad", s.table_pad);
+  require_nonnegative("bound_pad", s.bound_pad);
   check_padding("query_pad", s.query_pad);
   check_padding("out_pad", s.out_pad);
   check_padding(s.cache_pad);
@@ -157,6 +180,11 @@ void validate(const AttentionSpec& s) {
       }
       if (b >= used && e != -1) fail(where + " lies past the sequence's last block (expected -1)");
     }
+  }
+  const int64_t capacity = s.max_blocks_per_seq * s.block_size;
+  if (context_bound(s) > capacity) {
+    fail("bound_pad = " + str(s.bound_pad) + " puts max_context_len = " + str(context_bound(s)) +
+         " above max_blocks_per_seq * block_size = " + str(capacity));
   }
   if (!(s.scale > 0.0f) || !std::isfinite(s.scale)) fail("scale must be positive and finite");
 }

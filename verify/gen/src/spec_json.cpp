@@ -51,6 +51,8 @@ void to_json(json& j, const AttentionSpec& s) {
            {"max_blocks_per_seq", s.max_blocks_per_seq},
            {"num_blocks", s.num_blocks},
            {"block_table", s.block_table},
+           {"table_pad", s.table_pad},
+           {"bound_pad", s.bound_pad},
            {"scale", s.scale},
            {"alibi", s.alibi},
            {"query_pad", pad_json(s.query_pad)},
@@ -71,6 +73,9 @@ void from_json(const json& j, AttentionSpec& s) {
   s.max_blocks_per_seq = j.at("max_blocks_per_seq").get<int64_t>();
   s.num_blocks = j.at("num_blocks").get<int64_t>();
   s.block_table = j.at("block_table").get<std::vector<int32_t>>();
+  // Optional: specs written before table padding and loose bounds existed have neither.
+  s.table_pad = j.value("table_pad", int64_t{0});
+  s.bound_pad = j.value("bound_pad", int64_t{0});
   s.scale = j.at("scale").get<float>();
   s.alibi = j.at("alibi").get<bool>();
   s.query_pad = token_pad_from(j.at("query_pad"));

@@ -20,6 +20,7 @@ AttentionSpec without_sequence(AttentionSpec s, int64_t q) {
 AttentionSpec with_table_width(const AttentionSpec& s, int64_t width) {
   AttentionSpec out = s;
   out.max_blocks_per_seq = width;
+  out.bound_pad = std::min(s.bound_pad, width * s.block_size - largest_context(s));
   out.block_table.assign(s.num_seqs * width, -1);
   for (int64_t q = 0; q < s.num_seqs; ++q) {
     std::copy_n(s.block_table.begin() + q * s.max_blocks_per_seq, width,
@@ -60,6 +61,12 @@ std::vector<AttentionSpec> attention_shrinks(const AttentionSpec& s) {
   // A large cache is the point of a large case: its pool stays.
   AttentionSpec compact = s;
   if (!is_large(s) && compact_pool(compact)) out.push_back(compact);
+  if (s.table_pad > 0 || s.bound_pad > 0) {  // the kernel's plain table and exact bound
+    AttentionSpec plain = s;
+    plain.table_pad = 0;
+    plain.bound_pad = 0;
+    out.push_back(plain);
+  }
   for (int64_t q = 0; q < s.num_seqs; ++q) {
     rc::Seq<int32_t> shorter = rc::shrink::towards<int32_t>(s.context_lens[q], 1);
     while (const rc::Maybe<int32_t> len = shorter.next()) out.push_back(with_context(s, q, *len));

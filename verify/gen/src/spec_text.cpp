@@ -62,6 +62,11 @@ std::string attention_text(const AttentionSpec& s) {
   os << "  block_table: max_blocks_per_seq=" << s.max_blocks_per_seq
      << " num_blocks=" << s.num_blocks << " (" << used.size() << " used, "
      << s.num_blocks - static_cast<int64_t>(used.size()) << " unused; '.' = past the last block)\n";
+  if (s.table_pad > 0 || s.bound_pad > 0) {
+    os << "  host arguments: block_table_stride=" << table_stride(s) << " (+" << s.table_pad
+       << " poisoned entries per row) max_context_len=" << context_bound(s) << " (largest "
+       << largest_context(s) << " +" << s.bound_pad << ")\n";
+  }
   const int64_t rows_shown = std::min<int64_t>(s.num_seqs, 16);
   for (int64_t q = 0; q < rows_shown; ++q) {
     std::vector<std::string> row;
@@ -104,6 +109,8 @@ std::string summary(const CaseSpec& spec) {
        << a->block_size << " seqs " << a->num_seqs << " heads " << a->num_heads << "/"
        << a->num_kv_heads << " ctx " << list_text(a->context_lens, 8) << " "
        << regime_name(a->regime) << (a->alibi ? " alibi" : "") << (is_large(*a) ? " large" : "");
+    if (a->table_pad > 0) os << " table_stride+" << a->table_pad;
+    if (a->bound_pad > 0) os << " max_context_len+" << a->bound_pad;
   } else {
     const auto& c = std::get<CopySpec>(spec);
     os << family_name(c.family) << " " << dtype_name(c.dtype) << " h" << c.head_size << " b"

@@ -24,15 +24,32 @@ struct PagedAttentionProblem {
   std::vector<int32_t> block_table;    ///< [num_seqs, max_blocks_per_seq], row-major dense
   std::vector<int32_t> context_lens;   ///< [num_seqs], each in [1, max_blocks_per_seq*block_size]
   std::vector<float> alibi_slopes;     ///< [num_heads], or empty for no ALiBi
+  /// Entries between block-table rows in the table a kernel receives (0 = max_blocks_per_seq).
+  /// block_table above stays dense; strided_block_table() builds the kernel's table, whose
+  /// entries between the rows hold block_table_padding. The reference never reads them.
+  int64_t block_table_stride = 0;
+  int32_t block_table_padding = -1;  ///< entry written into the rows' padding
+  /// The host-side max_context_len a kernel receives (0 = the largest context); at least the
+  /// largest context and at most max_blocks_per_seq * block_size.
+  int64_t context_len_bound = 0;
 
   int64_t head_size() const { return cache.head_size; }
   int64_t block_size() const { return cache.block_size; }
   int64_t num_kv_heads() const { return cache.num_kv_heads; }
   /// Largest context length in the batch.
   int64_t max_context_len() const;
+  /// The max_context_len a kernel receives: context_len_bound, or the largest context.
+  int64_t host_max_context_len() const;
+  /// The block-table row stride a kernel receives: block_table_stride, or max_blocks_per_seq.
+  int64_t table_stride() const;
+  /// The block table as a kernel receives it: [num_seqs, table_stride()], each row's entries
+  /// past max_blocks_per_seq set to block_table_padding.
+  std::vector<int32_t> strided_block_table() const;
   /// Throws std::invalid_argument naming the argument when shapes or indices are inconsistent:
   /// buffer sizes, num_heads % num_kv_heads, a used block index outside [0, num_blocks), a
-  /// context length of 0 or longer than the block table, alibi_slopes of the wrong length.
+  /// context length of 0 or longer than the block table, alibi_slopes of the wrong length, a
+  /// block_table_stride below max_blocks_per_seq, a context_len_bound outside
+  /// [largest context, max_blocks_per_seq * block_size].
   void validate() const;
 };
 

@@ -11,7 +11,11 @@ namespace pagecheck::verify::gen {
 /// "ctx=block+1", "full_table", "multi_partition", "partial_last_partition", "mha", "gqa",
 /// "mqa", "seqs=1", "seqs=prime", "shared_blocks", "unused_blocks", "permuted_table",
 /// "strided_query", "strided_out", "padded_cache", "alibi", "large_cache", "slot=-1",
-/// "all_skipped", "random_order", "tokens=1", "strided_tokens", "repeated_slot".
+/// "all_skipped", "random_order", "tokens=1", "strided_tokens", "repeated_slot"; breadth:
+/// "split_edge@P" (a context at k*P-1, k*P or k*P+1 for P = 256, 512, 1024), "kv_row>512" /
+/// "kv_row>1024" (num_kv_heads * head_size / x), "group=npow2", "group>=16", "mqa_heads>=64",
+/// "heads>=64", "table_stride>width", "bound>max_ctx", "extreme_logits", "tokens>=1024",
+/// "spread_blocks" (8+ tokens, one per block), "whole_block" (every slot of a block).
 std::vector<std::string> edge_tags(const CaseSpec& spec);
 
 /// Every tag edge_tags can return for a family (for reports listing what was never hit).

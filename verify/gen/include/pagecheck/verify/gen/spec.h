@@ -22,8 +22,11 @@ enum class Regime : int32_t {
   kPeaked = 1,  ///< attention: logit spread of several units, a few keys dominate
   kMixed = 2,   ///< mixed sign and magnitude (values over four decades)
   kBits = 3,    ///< copies: random bit patterns (NaN payloads, infinities, subnormals, -0)
+  /// attention: logits of magnitude up to about 1e4 (whole blocks or split-K partitions 1e4
+  /// below the maximum, or every logit near +-1e4); inputs finite, values ordinary
+  kExtreme = 4,
 };
-/// "flat", "peaked", "mixed", "bits".
+/// "flat", "peaked", "mixed", "bits", "extreme".
 const char* regime_name(Regime regime);
 /// Inverse of regime_name; throws std::invalid_argument naming the text.
 Regime parse_regime(std::string_view text);
@@ -62,6 +65,12 @@ struct AttentionSpec {
   /// [num_seqs * max_blocks_per_seq]; entries past a sequence's last block are -1 here and
   /// kUnusedTableEntry in the materialized problem.
   std::vector<int32_t> block_table;
+  /// Extra block-table entries between the rows the kernel receives: its block_table_stride is
+  /// max_blocks_per_seq + table_pad (the padding points at a poisoned block).
+  int64_t table_pad = 0;
+  /// The host-side max_context_len the kernel receives is the largest context + bound_pad (a
+  /// bucketed bound, as engines pass it; at most max_blocks_per_seq * block_size).
+  int64_t bound_pad = 0;
   float scale = 0.125f;           ///< logit scale
   bool alibi = false;             ///< ALiBi slopes 2^(-8(h+1)/num_heads)
   TokenPadding query_pad;         ///< query strides (fused QKV: token pad = 2 * kv * head_size)
@@ -111,6 +120,15 @@ ref::TokenLayout value_layout(const CopySpec& spec);
 bool is_large(const CaseSpec& spec);
 /// Number of blocks sequence `seq` uses: ceil(context_lens[seq] / block_size).
 int64_t used_blocks(const AttentionSpec& spec, int64_t seq);
+/// Largest context length of the batch.
+int64_t largest_context(const AttentionSpec& spec);
+/// The max_context_len the kernel receives: largest_context + bound_pad.
+int64_t context_bound(const AttentionSpec& spec);
+/// Entries between block-table rows on the device: max_blocks_per_seq + table_pad.
+int64_t table_stride(const AttentionSpec& spec);
+/// 16-byte vectors of one token's keys over all kv heads: num_kv_heads * head_size / x (the
+/// per-token work a copy or attention kernel may map to threads of one block).
+int64_t kv_row_vectors(DType dtype, int64_t num_kv_heads, int64_t head_size);
 
 /// Throws std::invalid_argument naming the field when the spec is inconsistent (the checks
 /// of ref validate() that do not need tensor contents, plus the spec's own invariants: -1

@@ -1,0 +1,58 @@
+#pragma once
+/// The choices an attention case is built from (internal): how many sequences, each one's
+/// context length, and the head shape. Each draw shrinks toward the simplest choice.
+#include <cstdint>
+
+#include <rapidcheck.h>
+
+namespace pagecheck::verify::gen::detail {
+
+/// How much context a case may hold.
+enum class ContextBudget {
+  kOrdinary,  ///< up to a few split-K partitions
+  kLarge,     ///< large-cache cases: a few blocks or partitions
+  kTiny,      ///< wide-head cases: at most a few blocks
+};
+
+/// How one sequence's context length is chosen.
+enum class ContextKind {
+  kOne,         ///< 1
+  kBlock,       ///< exactly one block
+  kBlockMinus,  ///< a block - 1
+  kBlockPlus,   ///< a block + 1
+  kMultiBlock,  ///< k blocks, +-1
+  kRandom,      ///< anything up to a few hundred
+  kFullTable,   ///< every block-table column (a table at least as wide as a random length)
+  kLong,        ///< several 256-token split-K partitions, often with a partial last one
+  kSplitEdge,   ///< k * P - 1, k * P or k * P + 1 for a partition size P of 256, 512 or 1024
+};
+
+/// One sequence as drawn: how its context length was chosen, the length, and whether (and how
+/// much of) its leading full blocks it shares with an earlier sequence.
+struct SeqDraw {
+  ContextKind kind = ContextKind::kOne;  ///< how the length was chosen
+  int64_t context_len = 1;               ///< the length (kFullTable: its least width)
+  bool share = false;                    ///< shares leading blocks with an earlier sequence
+  int64_t parent_pick = 0;               ///< that sequence: parent_pick mod this one's index
+  int64_t share_pick = 0;                ///< shared blocks: 1 + share_pick * most / 1000
+};
+
+/// One sequence's parameters, each shrinking on its own (toward context 1, no sharing).
+rc::Gen<SeqDraw> seq_draw(int64_t block_size, ContextBudget budget);
+/// How many sequences a case has: 1 and primes weighted up.
+rc::Gen<int64_t> seq_count(ContextBudget budget);
+
+/// Query and kv heads of a case.
+struct HeadDraw {
+  int64_t num_heads = 1;     ///< query heads
+  int64_t num_kv_heads = 1;  ///< kv heads (divides num_heads)
+};
+
+/// Ordinary heads, growing with the size: MHA, GQA (groups 2..8) or MQA.
+HeadDraw draw_ordinary_heads(int size, bool large);
+/// Heads of served models (drawn by a case that is wide): up to 64 kv heads and 128 query
+/// heads; MHA, groups 2..8, 16 and 32, not powers of two (3, 5, 6, 7); MQA with 64+ query
+/// heads. Shrinks toward 2 kv heads in groups of 2.
+HeadDraw draw_wide_heads();
+
+}  // namespace pagecheck::verify::gen::detail

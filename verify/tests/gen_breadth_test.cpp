@@ -1,0 +1,235 @@
+/// Generator breadth (issue 13): a default run (200 cases per variant, seed 1) reaches served
+/// models' head counts, padded table rows, loose host bounds, split-K edges at 256/512/1024,
+/// extreme logits and large copies, each often enough; every drawn spec validates; extreme
+/// cases materialize to finite inputs whose logits reach about 1e4 with a finite tolerance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "pagecheck/reference/paged_attention.h"
+#include "pagecheck/verify/check/verifier.h"
+#include "pagecheck/verify/gen/classify.h"
+#include "pagecheck/verify/gen/materialize.h"
+#include "pagecheck/verify/tolerance.h"
+#include "test_util.h"
+
+namespace pagecheck::verify {
+namespace {
+
+constexpr int kCases = 200;  // the default run
+constexpr uint64_t kSeed = 1;
+
+/// The specs of a default run of one variant.
+std::vector<gen::CaseSpec> default_run(const gen::VariantCaps& caps) {
+  check::Target target;
+  target.caps = caps;
+  std::vector<gen::CaseSpec> specs;
+  for (int i = 0; i < kCases; ++i) {
+    const check::CaseParams params = check::case_params(target, kSeed, kCases, i);
+    if (params.large) continue;  // multi-GiB; covered by gen_test
+    specs.push_back(check::generate_case(target, params));
+  }
+  return specs;
+}
+
+std::map<std::string, int> histogram(const std::vector<gen::CaseSpec>& specs) {
+  std::map<std::string, int> tags;
+  for (const auto& s : specs) {
+    for (const auto& t : gen::edge_tags(s)) ++tags[t];
+  }
+  return tags;
+}
+
+/// Caps as the built-in variants declare them (head sizes 64-256, every dtype).
+gen::VariantCaps builtin_like(pc_family family) {
+  return gen::make_caps("builtin_like", family, {64, 80, 96, 112, 128, 192, 256}, {8, 16, 32},
+                        (family == PC_FAMILY_PAGED_ATTENTION ? PC_CAP_ALIBI : 0u) |
+                            PC_CAP_STRIDED_TOKENS | PC_CAP_PADDED_CACHE);
+}
+
+/// Least counts per default run of the breadth tags.
+const std::map<std::string, int>& attention_minimums() {
+  static const std::map<std::string, int> m{
+      {"kv_row>512", 6},          {"kv_row>1024", 3},     {"group=npow2", 5},
+      {"group>=16", 2},           {"mqa_heads>=64", 2},   {"heads>=64", 6},
+      {"table_stride>width", 10}, {"bound>max_ctx", 10},  {"split_edge@256", 5},
+      {"split_edge@512", 3},      {"split_edge@1024", 2}, {"extreme_logits", 10}};
+  return m;
+}
+
+const std::map<std::string, int>& copy_minimums() {
+  static const std::map<std::string, int> m{{"kv_row>512", 6},
+                                            {"kv_row>1024", 3},
+                                            {"tokens>=1024", 3},
+                                            {"spread_blocks", 5},
+                                            {"whole_block", 5}};
+  return m;
+}
+
+void expect_breadth(const gen::VariantCaps& caps) {
+  const std::vector<gen::CaseSpec> specs = default_run(caps);
+  for (const auto& s : specs) ASSERT_NO_THROW(gen::validate(s)) << gen::describe(s);
+  const std::map<std::string, int> tags = histogram(specs);
+  const auto& minimums =
+      caps.family == PC_FAMILY_PAGED_ATTENTION ? attention_minimums() : copy_minimums();
+  std::string all;
+  for (const auto& [tag, n] : tags) all += " " + tag + "=" + std::to_string(n);
+  std::printf("%s %s:%s\n", caps.name.c_str(), family_name(caps.family), all.c_str());
+  for (const auto& [tag, least] : minimums) {
+    const auto it = tags.find(tag);
+    EXPECT_GE(it == tags.end() ? 0 : it->second, least)
+        << caps.name << " " << family_name(caps.family) << ": " << tag << " too rare;" << all;
+  }
+}
+
+TEST(VerifyGenBreadth, DefaultRunReachesEveryEdgeOftenEnough) {
+  for (pc_family family :
+       {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV, PC_FAMILY_RESHAPE_AND_CACHE}) {
+    expect_breadth(builtin_like(family));
+    expect_breadth(test::full_caps(family));
+  }
+}
+
+TEST(VerifyGenBreadth, WideCasesStaySmallInTokens) {
+  const std::vector<gen::CaseSpec> specs = default_run(builtin_like(PC_FAMILY_PAGED_ATTENTION));
+  for (const auto& spec : specs) {
+    const auto& s = std::get<gen::AttentionSpec>(spec);
+    if (s.num_heads <= 40 && s.num_kv_heads < 16) continue;  // ordinary heads reach 40
+    EXPECT_LE(gen::largest_context(s), 4 * s.block_size) << gen::describe(spec);
+    EXPECT_LE(s.num_seqs, 2) << gen::describe(spec);
+  }
+}
+
+TEST(VerifyGenBreadth, PaddedRowsPointAtPoisonAndTheBoundReachesTheKernel) {
+  int padded = 0, bounded = 0;
+  for (const auto& spec : default_run(test::full_caps(PC_FAMILY_PAGED_ATTENTION))) {
+    const auto& s = std::get<gen::AttentionSpec>(spec);
+    if (s.table_pad == 0 && s.bound_pad == 0) continue;
+    const ref::PagedAttentionProblem p = gen::materialize(s);
+    EXPECT_EQ(p.table_stride(), s.max_blocks_per_seq + s.table_pad);
+    EXPECT_EQ(p.host_max_context_len(), gen::largest_context(s) + s.bound_pad);
+    EXPECT_LE(p.host_max_context_len(), s.max_blocks_per_seq * s.block_size);
+    const std::vector<int32_t> table = p.strided_block_table();
+    ASSERT_EQ(static_cast<int64_t>(table.size()), s.num_seqs * p.table_stride());
+    for (int64_t q = 0; q < s.num_seqs; ++q) {
+      for (int64_t b = 0; b < p.table_stride(); ++b) {
+        const int32_t e = table[q * p.table_stride() + b];
+        if (b < s.max_blocks_per_seq) {
+          EXPECT_EQ(e, p.block_table[q * s.max_blocks_per_seq + b]);
+          continue;
+        }
+        // Padding: a block of the pool that holds nothing but poison.
+        ASSERT_GE(e, 0);
+        ASSERT_LT(e, p.cache.num_blocks);
+        for (int64_t slot = 0; slot < p.block_size(); ++slot) {
+          EXPECT_TRUE(std::isnan(
+              load_element(p.dtype, p.key_cache.data(), p.cache.key_offset(e, 0, 0, slot))));
+        }
+      }
+    }
+    padded += s.table_pad > 0;
+    bounded += s.bound_pad > 0;
+  }
+  EXPECT_GT(padded, 5);
+  EXPECT_GT(bounded, 5);
+}
+
+/// Largest |logit| and the largest gap below the maximum, over every (sequence, head).
+std::pair<double, double> logit_range(const ref::PagedAttentionProblem& p) {
+  double largest = 0, gap = 0;
+  const int64_t group = p.num_heads / p.num_kv_heads();
+  for (int64_t q = 0; q < p.num_seqs; ++q) {
+    for (int64_t h = 0; h < p.num_heads; ++h) {
+      std::vector<double> logits;
+      for (int64_t t = 0; t < p.context_lens[q]; ++t) {
+        const int32_t block = p.block_table[q * p.max_blocks_per_seq + t / p.block_size()];
+        double dot = 0;
+        for (int64_t d = 0; d < p.head_size(); ++d) {
+          dot += load_element(p.dtype, p.query.data(), p.query_layout.offset(q, h, d)) *
+                 load_element(p.dtype, p.key_cache.data(),
+                              p.cache.key_offset(block, h / group, d, t % p.block_size()));
+        }
+        logits.push_back(p.scale * dot);
+      }
+      const double max = *std::max_element(logits.begin(), logits.end());
+      for (double l : logits) {
+        largest = std::max(largest, std::fabs(l));
+        gap = std::max(gap, max - l);
+      }
+    }
+  }
+  return {largest, gap};
+}
+
+TEST(VerifyGenBreadth, ExtremeLogitsReachTenThousandWithFiniteInputsAndTolerance) {
+  int extreme = 0, big = 0, gapped = 0;
+  for (pc_family family : {PC_FAMILY_PAGED_ATTENTION}) {
+    for (const auto& spec : default_run(test::full_caps(family))) {
+      auto s = std::get<gen::AttentionSpec>(spec);
+      if (s.regime != gen::Regime::kExtreme) continue;
+      ++extreme;
+      const ref::PagedAttentionProblem p = gen::materialize(s);
+      const auto [largest, gap] = logit_range(p);
+      big += largest > 4000;
+      gapped += gap > 9000;
+      const ref::PagedAttentionResult r = ref::paged_attention(p, {1});
+      const std::vector<double> tol = attention_tolerance(p, r, {}, 1);
+      for (std::size_t i = 0; i < tol.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(r.out[i])) << gen::describe(spec);
+        // Finite, and below the values' range (|v| <= 1): the bound still tells outputs apart.
+        ASSERT_TRUE(std::isfinite(tol[i]) && tol[i] < 0.5) << tol[i] << gen::describe(spec);
+      }
+    }
+  }
+  EXPECT_GE(extreme, 10);
+  EXPECT_GE(big, extreme / 2);
+  EXPECT_GE(gapped, 3);
+}
+
+}  // namespace
+}  // namespace pagecheck::verify
+
+namespace pagecheck::verify {
+namespace {
+
+TEST(VerifyGenBreadth, ProblemsCarryTheStrideAndTheBoundAndRejectBadOnes) {
+  gen::AttentionSpec s;
+  s.block_size = 8;
+  s.context_lens = {9};
+  s.max_blocks_per_seq = 3;
+  s.num_blocks = 3;
+  s.block_table = {1, 0, -1};
+  s.table_pad = 2;
+  s.bound_pad = 7;  // 16 <= 3 * 8
+  ref::PagedAttentionProblem p = gen::materialize(s);
+  EXPECT_EQ(p.table_stride(), 5);
+  EXPECT_EQ(p.host_max_context_len(), 16);
+  EXPECT_EQ(p.strided_block_table(), (std::vector<int32_t>{1, 0, gen::kUnusedTableEntry, 2, 2}));
+  p.block_table_stride = 2;
+  EXPECT_THROW(p.validate(), std::invalid_argument);
+  p.block_table_stride = 0;  // the width
+  p.context_len_bound = 25;  // above 3 * 8
+  EXPECT_THROW(p.validate(), std::invalid_argument);
+  p.context_len_bound = 8;  // below the context
+  EXPECT_THROW(p.validate(), std::invalid_argument);
+  s.bound_pad = 16;  // the spec says so too, naming the field
+  try {
+    gen::validate(s);
+    FAIL() << "a bound above the table was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bound_pad"), std::string::npos) << e.what();
+  }
+  // Specs written before either field existed read as the plain stride and the exact bound.
+  nlohmann::json j = gen::spec_to_json(s);
+  j.erase("table_pad");
+  j.erase("bound_pad");
+  const auto old = std::get<gen::AttentionSpec>(gen::spec_from_json(j));
+  EXPECT_EQ(old.table_pad, 0);
+  EXPECT_EQ(old.bound_pad, 0);
+}
+
+}  // namespace
+}  // namespace pagecheck::verify
