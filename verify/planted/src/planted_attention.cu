@@ -93,6 +93,25 @@ __global__ void attention_kernel(const pc_paged_attention_args a, Bug bug, bool 
   const float sum = block_reduce(local_sum, false, scratch);  // also orders the logits writes
 
   // 4. Weighted values: one thread per output dimension.
+  if (bug == Bug::kAtomicValueRace) {
+    // Planted race: every (token, dim) product is added with a shared-memory atomicAdd, so the
+    // order of the additions to one dimension follows the warps' progress, which changes from
+    // launch to launch. Right up to float32 rounding every time; the last bits vary.
+    float* acc = q;  // the query is no longer read (block_reduce above synchronized)
+    for (int64_t d = threadIdx.x; d < hs; d += blockDim.x) acc[d] = 0.f;
+    __syncthreads();
+    for (int64_t i = threadIdx.x; i < (end - begin) * hs; i += blockDim.x) {
+      const int64_t t = begin + i / hs, d = i % hs;
+      const int64_t block = table[t / bs], slot = t % bs;
+      atomicAdd(&acc[d],
+                logits[t - begin] *
+                    cache_load<T>(a.value_cache, value_offset(a.cache, block, kv, d, slot), bug));
+    }
+    __syncthreads();
+    T* out = static_cast<T*>(a.out) + seq * a.out_stride_seq + head * a.out_stride_head;
+    for (int64_t d = threadIdx.x; d < hs; d += blockDim.x) out[d] = from_float<T>(acc[d] / sum);
+    return;  // one-pass kernel only (registered with split = false)
+  }
   const int64_t stop = bug == Bug::kZeroWeightNan ? (end + bs - 1) / bs * bs : end;
   for (int64_t d = threadIdx.x; d < hs; d += blockDim.x) {
     float acc = 0.f;

@@ -28,6 +28,9 @@ const std::vector<PlantedVariant>& planted_catalogue() {
        "cache offsets computed in 32 bits (wrong beyond 2^31 elements)"},
       {"planted_missing_syncthreads", PC_FAMILY_PAGED_ATTENTION, false,
        "the shared query is read before the (late) loading warp wrote it: no __syncthreads()"},
+      {"planted_race_atomic_values", PC_FAMILY_PAGED_ATTENTION, false,
+       "race: weighted values summed with shared-memory atomicAdd in the warps' order, right up "
+       "to rounding but different in the last bits from run to run"},
       {"planted_control_gather", PC_FAMILY_GATHER_CACHED_KV, true, "correct gather"},
       {"planted_gather_reads_slot_minus1", PC_FAMILY_GATHER_CACHED_KV, false,
        "slot -1 is not skipped: reads block 0, offset -1"},

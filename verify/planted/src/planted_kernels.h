@@ -23,6 +23,7 @@ enum class Bug : int {
   kGatherSlotMinus1,
   kGatherXSplitOffset,
   kReshapeSlotMinus1,
+  kAtomicValueRace,
 };
 
 /// Tokens per partition of the split-K planted kernel (the v2_split kernel's size).

@@ -33,6 +33,7 @@ const std::map<std::string, PlantedDef>& definitions() {
       {"planted_zero_weight_nan", {Bug::kZeroWeightNan, false}},
       {"planted_offset_32bit", {Bug::kOffset32, false}},
       {"planted_missing_syncthreads", {Bug::kMissingSyncthreads, false}},
+      {"planted_race_atomic_values", {Bug::kAtomicValueRace, false}},
       {"planted_control_gather", {Bug::kNone, false}},
       {"planted_gather_reads_slot_minus1", {Bug::kGatherSlotMinus1, false}},
       {"planted_gather_x_split_offset", {Bug::kGatherXSplitOffset, false}},
