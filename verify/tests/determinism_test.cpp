@@ -5,7 +5,9 @@
 /// runs' guards are checked; --determinism-share picks evenly spread cases.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstring>
+#include <filesystem>
 
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/verify/check/case_runner.h"
@@ -15,6 +17,7 @@
 #include "pagecheck/verify/check/sim_backend.h"
 #include "pagecheck/verify/check/verifier.h"
 #include "pagecheck/verify/gen/materialize.h"
+#include "pagecheck/verify/golden_file.h"
 
 namespace pagecheck::verify {
 namespace {
@@ -82,6 +85,28 @@ TEST_F(Determinism, TheSimulatedRaceIsCaughtAsNondeterministic) {
   EXPECT_EQ(cases[0].message.rfind("nondeterministic: outputs of two runs", 0), 0u)
       << cases[0].message;
   EXPECT_NE(check::junit_xml("s", cases, 1).find("nondeterministic"), std::string::npos);
+}
+
+TEST_F(Determinism, TheArtefactKeepsBothRunsAndReplaysTheRace) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("pagecheck_det_" + std::to_string(::getpid()));
+  check::VerifyOptions o = options(100);
+  o.artifact_dir = dir.string();
+  const check::RunReport report = verify("sim_race_last_bit", o);
+  ASSERT_TRUE(report.variants.at(0).failure.has_value());
+  const std::string artefact = report.variants.at(0).failure->artifact;
+  ASSERT_FALSE(artefact.empty());
+  const golden::GoldenFile file = golden::read_golden_file(artefact);
+  const golden::GoldenDataset* first = file.find("actual/out");
+  const golden::GoldenDataset* second = file.find("second_run/out");
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(first->dims, second->dims);
+  EXPECT_NE(first->bytes, second->bytes);  // the two runs differ, as the message says
+  check::InlineExecutor executor({backend_.get()});
+  const check::CaseResult replayed = executor.replay(artefact, 1);
+  EXPECT_EQ(replayed.outcome, check::Outcome::kNondeterministic) << replayed.summary();
+  fs::remove_all(dir);
 }
 
 TEST_F(Determinism, TheRaceIsInvisibleWithoutTheSecondRun) {
