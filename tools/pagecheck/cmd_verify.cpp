@@ -35,6 +35,7 @@
 #include "record_evidence.h"
 #include "record_units.h"
 #include "run_progress.h"
+#include "verify_dry_run.h"
 
 namespace pagecheck::cli {
 namespace {
@@ -64,6 +65,7 @@ struct VerifyOptions {
   std::string repo;                              ///< --repo DIR
   int selfcheck_cases = 64;                      ///< --selfcheck-cases N
   bool simulate = false;  ///< --simulate (hidden): CPU simulations instead of a GPU
+  bool dry_run = false;   ///< --dry-run: draw the cases, print what they cover, run nothing
 };
 
 std::string self_exe() {
@@ -207,6 +209,10 @@ int run_verify(VerifyOptions o) {
   }
   if (!o.simulate) check_variant_filter(o.kernel, o.variant, o.plugins);  // before the GPU check
   check_output_file(o.json_path, "--json");
+  if (o.dry_run) {  // no GPU, no worker: the cases' specs and what they cover
+    return run_dry_run(dry_run_targets(o.simulate, o.plugins, o.kernel, o.variant),
+                       {o.seed, o.cases, shard, o.json_path});
+  }
   check_output_file(o.junit_path, "--junit");
   if (o.artifacts.empty()) o.artifacts = default_run_folder("verify");
   check_output_folder(o.artifacts, "--artifacts");
@@ -429,6 +435,15 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--simulate", o->simulate, "Verify the CPU simulations (tests of the harness)")
       ->group("");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "Draw every case of the run without running any (no GPU needed): print the "
+                "edge-case and regime counts per variant; with --json FILE, write every "
+                "case's spec")
+      ->excludes(reproduce)
+      ->excludes("--reproduce-spec")
+      ->excludes("--record")
+      ->excludes("--golden")
+      ->excludes("--junit");
 
   auto m = std::make_shared<MergeOptions>();
   CLI::App* merge = cmd->add_subcommand(

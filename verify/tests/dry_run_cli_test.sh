@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# CPU test of `pagecheck verify --dry-run [--json FILE]`: without a GPU it draws every case of
+# the default run (200 per variant, seed 1), prints the edge-case histogram per variant and
+# writes every case's spec (the --reproduce-spec form); the default run reaches the breadth
+# edges of issue 13; the same seed draws the same cases; bad arguments are exit 2.
+# Usage: dry_run_cli_test.sh PAGECHECK WORK_DIR
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
+pagecheck=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work/tmp" && cd "$work" || exit 1
+export TMPDIR="$work/tmp"
+
+# The simulated variants (every build has them): histogram, JSON, exit 0, no run folder.
+expect 0 "dry run of the simulations" -- "$pagecheck" verify --simulate --dry-run --json sim.json
+says "pagecheck verify --dry-run: seed 1, 200 cases per variant"
+says "paged_attention/sim_reference [sim]: 200 cases"
+says "edge cases: " "the histogram"
+says "kv_row>1024=" "the histogram counts the wide cases"
+[[ -z $(ls "$TMPDIR") ]] || fail "a dry run left a run folder: $(ls "$TMPDIR")"
+
+# The built-in variants, where this build registers them (a CUDA build; no GPU needed).
+if "$pagecheck" list --family paged_attention | grep -q v2_split; then
+  expect 0 "dry run of the built-in variants" -- "$pagecheck" verify --dry-run --json builtin.json
+  says "paged_attention/v2_split: 200 cases"
+  says "gather_cached_kv/vectorized: 200 cases"
+  json=builtin.json
+else
+  echo "note: no built-in variants in this build; checking the simulations' draws"
+  json=sim.json
+fi
+
+# Required counts per family in the default run (issue 13: tags counted from --dry-run).
+python3 - "$json" <<'EOF' || fail "the default run misses an edge (see above)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == "pagecheck.dry_run/1" and doc["cases"] == 200 and doc["seed"] == "1"
+need = {
+    "paged_attention": {"kv_row>512": 6, "kv_row>1024": 3, "group=npow2": 3, "group>=16": 2,
+                        "mqa_heads>=64": 2, "table_stride>width": 5, "bound>max_ctx": 5,
+                        "split_edge@256": 3, "split_edge@512": 3, "split_edge@1024": 2,
+                        "extreme_logits": 5},
+    "gather_cached_kv": {"kv_row>1024": 3, "tokens>=1024": 3, "spread_blocks": 3,
+                         "whole_block": 3},
+    "reshape_and_cache": {"kv_row>1024": 3, "tokens>=1024": 3, "spread_blocks": 3,
+                          "whole_block": 3},
+}
+bad = 0
+seen = set()
+for v in doc["variants"]:
+    seen.add(v["family"])
+    assert len(v["cases"]) == 200, v["variant"]
+    counted = {}
+    for c in v["cases"]:
+        for t in c["tags"]:
+            counted[t] = counted.get(t, 0) + 1
+        assert c["spec"]["family"] == v["family"]
+    assert counted == v["tags"], v["variant"] + ": the histogram disagrees with the cases"
+    if v["family"] == "paged_attention":
+        heads = [(c["spec"]["num_heads"], c["spec"]["num_kv_heads"]) for c in v["cases"]]
+        groups = {h // kv for h, kv in heads}
+        if not {3, 5, 6, 7} <= groups:
+            print("FAIL:", v["variant"], "groups drawn:", sorted(groups)); bad += 1
+        if not any(kv == 1 and h >= 64 for h, kv in heads):
+            print("FAIL:", v["variant"], "no MQA case with 64+ query heads"); bad += 1
+        if not any(c["spec"]["regime"] == "extreme" for c in v["cases"]):
+            print("FAIL:", v["variant"], "no extreme case"); bad += 1
+    for tag, least in need.get(v["family"], {}).items():
+        if v["tags"].get(tag, 0) < least:
+            print("FAIL:", v["family"], v["variant"], tag, v["tags"].get(tag, 0), "<", least)
+            bad += 1
+assert seen == set(need), seen
+sys.exit(1 if bad else 0)
+EOF
+
+# A case's spec is what --reproduce-spec takes: it replays on a simulated variant.
+python3 -c 'import json,sys; d=json.load(open("sim.json")); v=[v for v in d["variants"] if v["variant"]=="sim_reference"][0]; c=[c for c in v["cases"] if "table_stride>width" in c["tags"]][0]; print(json.dumps(c["spec"]))' >spec.json ||
+  fail "no padded-table case among sim_reference's cases"
+expect 0 "a drawn spec replays" -- "$pagecheck" verify --simulate --variant sim_reference \
+  --reproduce-spec spec.json --artifacts "$work/replay"
+
+# Same seed, same cases; another seed, other cases; a shard draws its share.
+expect 0 "the same dry run again" -- "$pagecheck" verify --simulate --dry-run --json again.json
+cmp -s sim.json again.json || fail "two dry runs of seed 1 differ"
+expect 0 "seed 2" -- "$pagecheck" verify --simulate --dry-run --seed 2 --json seed2.json
+cmp -s sim.json seed2.json && fail "seeds 1 and 2 drew the same cases"
+expect 0 "shard 1/4" -- "$pagecheck" verify --simulate --dry-run --shard 1/4 --kernel paged_attention
+says "paged_attention/sim_reference [sim]: 50 cases"
+grep -q gather_cached_kv out.txt && fail "--kernel paged_attention listed gather variants"
+
+# Bad arguments: exit 2, nothing written.
+expect 2 "--dry-run with --junit" -- "$pagecheck" verify --simulate --dry-run --junit j.xml
+expect 2 "--dry-run with --reproduce-spec" -- "$pagecheck" verify --simulate --dry-run \
+  --reproduce-spec spec.json
+expect 2 "--dry-run of an unknown variant" -- "$pagecheck" verify --simulate --dry-run \
+  --variant no_such_variant
+says "no_such_variant"
+expect 2 "--dry-run --json into a missing folder" -- "$pagecheck" verify --simulate --dry-run \
+  --json missing/dir/out.json
+[[ -e j.xml || -e missing ]] && fail "a refused dry run wrote a file"
+
+finish
