@@ -147,6 +147,13 @@ TEST_F(Determinism, TheShareSpreadsCheckedCasesEvenly) {
   check::VerifyOptions o = options(40);
   o.determinism_share = 0.25;
   EXPECT_EQ(verify("sim_reference", o).variants.at(0).runs_twice, 10);
+  // Shards pick the same cases (by index) and their counts add up when merged.
+  std::vector<check::RunReport> shards;
+  for (int i = 0; i < 2; ++i) {
+    o.shard = check::Shard{i, 2};
+    shards.push_back(verify("sim_reference", o));
+  }
+  EXPECT_EQ(check::merge_reports(shards).variants.at(0).runs_twice, 10);
 }
 
 /// Wraps the simulation: records what each run received and can make the second run's output
