@@ -13,6 +13,7 @@
 #include "pagecheck/verify/check/verifier.h"
 #include "pagecheck/verify/gen/classify.h"
 #include "pagecheck/verify/gen/materialize.h"
+#include "pagecheck/verify/gen/spec_shrink.h"
 #include "pagecheck/verify/tolerance.h"
 #include "test_util.h"
 
@@ -229,6 +230,35 @@ TEST(VerifyGenBreadth, ProblemsCarryTheStrideAndTheBoundAndRejectBadOnes) {
   const auto old = std::get<gen::AttentionSpec>(gen::spec_from_json(j));
   EXPECT_EQ(old.table_pad, 0);
   EXPECT_EQ(old.bound_pad, 0);
+}
+
+}  // namespace
+}  // namespace pagecheck::verify
+
+namespace pagecheck::verify {
+namespace {
+
+TEST(VerifyGenBreadth, ShrinkingPaddedRowsKeepsAPoisonedBlockToPointAt) {
+  // A "bug" that needs padded rows and two sequences: the shrunk case keeps both, its pool is
+  // the referenced blocks plus one unread block, and the padding points at that block.
+  int shrunk_cases = 0;
+  for (const auto& spec : default_run(test::full_caps(PC_FAMILY_PAGED_ATTENTION))) {
+    const auto& s = std::get<gen::AttentionSpec>(spec);
+    if (s.table_pad == 0 || s.num_seqs < 2 || gen::is_large(spec)) continue;
+    const auto min = rc::shrinkable::findLocalMin(gen::shrinkable_spec(spec), [](const auto& c) {
+      const auto& a = std::get<gen::AttentionSpec>(c);
+      return a.table_pad > 0 && a.num_seqs >= 2;
+    });
+    const auto& m = std::get<gen::AttentionSpec>(min.first);
+    EXPECT_EQ(m.num_seqs, 2);
+    EXPECT_EQ(m.context_lens, (std::vector<int32_t>{1, 1}));
+    EXPECT_LE(m.num_blocks, 3) << gen::describe(min.first);
+    const ref::PagedAttentionProblem p = gen::materialize(m);
+    ASSERT_GE(p.block_table_padding, 0) << gen::describe(min.first);
+    ASSERT_LT(p.block_table_padding, p.cache.num_blocks);
+    ++shrunk_cases;
+  }
+  EXPECT_GT(shrunk_cases, 5);
 }
 
 }  // namespace

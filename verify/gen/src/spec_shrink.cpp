@@ -29,8 +29,8 @@ AttentionSpec with_table_width(const AttentionSpec& s, int64_t width) {
   return out;
 }
 
-/// Referenced blocks renumbered 0, 1, ... in order of first use, the others dropped; false
-/// when that changes nothing.
+/// Referenced blocks renumbered 0, 1, ... in order of first use, the others dropped (but one,
+/// when table rows are padded); false when that changes nothing.
 bool compact_pool(AttentionSpec& s) {
   std::map<int32_t, int32_t> renumber;
   for (int32_t& e : s.block_table) {
@@ -38,9 +38,11 @@ bool compact_pool(AttentionSpec& s) {
     const auto it = renumber.emplace(e, static_cast<int32_t>(renumber.size())).first;
     e = it->second;
   }
-  bool identity = static_cast<int64_t>(renumber.size()) == s.num_blocks;
+  // Padded table rows keep one unread (poisoned) block to point at.
+  const int64_t blocks = static_cast<int64_t>(renumber.size()) + (s.table_pad > 0 ? 1 : 0);
+  bool identity = blocks == s.num_blocks;
   for (const auto& [from, to] : renumber) identity = identity && from == to;
-  s.num_blocks = std::max<int64_t>(1, static_cast<int64_t>(renumber.size()));
+  s.num_blocks = std::max<int64_t>(1, blocks);
   return !identity;
 }
 
