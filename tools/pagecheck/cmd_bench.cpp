@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "arg_checks.h"
 #include "cmd_bench_common.h"
 #include "commands.h"
 #include "output_paths.h"
@@ -254,7 +255,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--plugin", o->plugins, "Load kernel variants from a plugin library")
       ->type_name("PATH");
   cmd->add_option("--device", o->run.device, "CUDA device index")->capture_default_str();
-  cmd->add_option("--seed", o->run.seed, "Seed of inputs and block tables")->capture_default_str();
+  cmd->add_option("--seed", o->run.seed, "Seed of inputs and block tables")
+      ->capture_default_str()
+      ->check(seed_value());
   cmd->add_option("--warmup", o->run.warmup, "Untimed launches per measurement")
       ->capture_default_str();
   cmd->add_option("--min-samples", o->run.min_samples, "Cold samples at least")

@@ -108,7 +108,7 @@ TEST_F(BenchCli, CompareRefusesAnInconsistentReportNamingFileRowAndField) {
   std::ofstream(bad) << j.dump(2);
   ProcessResult p = pagecheck({"bench", "compare", a, bad});
   EXPECT_EQ(p.exit_code, 2) << p.out;
-  for (const std::string part :
+  for (const std::string& part :
        {bad, std::string("results[1] 't128'"), std::string("q1"), std::string("median")}) {
     EXPECT_NE(p.err.find(part), std::string::npos) << part << " in " << p.err;
   }
@@ -200,7 +200,7 @@ TEST_F(BenchCli, HelpListsTheExitStatuses) {
   for (const auto& [args, own] : cases) {
     const ProcessResult p = pagecheck(args);
     EXPECT_EQ(p.exit_code, 0) << args[1];
-    for (const std::string part :
+    for (const std::string& part :
          {std::string("Exit status: 0 "), std::string("; 2 bad usage"), std::string("; 3 "), own}) {
       EXPECT_NE(p.out.find(part), std::string::npos) << args[1] << ": " << part << "\n" << p.out;
     }
@@ -218,6 +218,11 @@ TEST_F(BenchCli, BadUsageIsExitTwo) {
   EXPECT_EQ(p.exit_code, 2);
   p = pagecheck({"bench"});
   EXPECT_EQ(p.exit_code, 2);
+  for (const char* seed : {"-1", "18446744073709551616"}) {  // a sign; 2^64 overflows
+    p = pagecheck({"bench", "--family", "gather_cached_kv", "--quick", "--seed", seed});
+    EXPECT_EQ(p.exit_code, 2) << seed << ": " << p.out << p.err;
+    EXPECT_NE(p.err.find("--seed"), std::string::npos) << p.err;
+  }
 }
 
 TEST_F(BenchCli, ListShapes) {
