@@ -12,8 +12,8 @@
 #include "pagecheck/reference/paged_attention.h"
 #include "pagecheck/verify/check/compare.h"
 #include "pagecheck/verify/check/sim_backend.h"
-#include "pagecheck/verify/check/tolerance.h"
 #include "pagecheck/verify/gen/materialize.h"
+#include "pagecheck/verify/tolerance.h"
 #include "test_util.h"
 
 namespace pagecheck::verify {
@@ -37,7 +37,7 @@ struct Checked {
 Checked prepare(const gen::AttentionSpec& spec) {
   Checked c{gen::materialize(spec), {}, {}};
   c.reference = ref::paged_attention(c.problem, {1});
-  c.tolerance = check::attention_tolerance(c.problem, c.reference, {}, 1);
+  c.tolerance = verify::attention_tolerance(c.problem, c.reference, {}, 1);
   return c;
 }
 
@@ -49,15 +49,15 @@ gen::AttentionSpec small_attention(int max_context) {
 
 RC_GTEST_PROP(VerifyCheck, ToleranceAcceptsTheRoundedReference, ()) {
   const Checked c = prepare(small_attention(1 << 30));
-  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
-                                            c.reference.out_storage(c.problem.dtype));
+  const auto cmp = verify::compare_attention(c.problem, c.reference, c.tolerance,
+                                             c.reference.out_storage(c.problem.dtype));
   RC_ASSERT(cmp.passed());
 }
 
 RC_GTEST_PROP(VerifyCheck, ToleranceAcceptsAFloat32SplitKKernel, ()) {
   const Checked c = prepare(small_attention(1 << 30));
-  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
-                                            simulate("sim_split_k_fp32", c.problem));
+  const auto cmp = verify::compare_attention(c.problem, c.reference, c.tolerance,
+                                             simulate("sim_split_k_fp32", c.problem));
   RC_CLASSIFY(cmp.max_ratio > 0.25, "uses over a quarter of the tolerance");
   RC_ASSERT(cmp.passed());
 }
@@ -66,10 +66,10 @@ RC_GTEST_PROP(VerifyCheck, EngineModelAcceptsStorageDtypeIntermediates, ()) {
   const gen::AttentionSpec spec = small_attention(1 << 30);
   const ref::PagedAttentionProblem p = gen::materialize(spec);
   const ref::PagedAttentionResult r = ref::paged_attention(p, {1});
-  check::ToleranceModel engine;
+  verify::ToleranceModel engine;
   engine.c_mid = 3;
-  const auto tol = check::attention_tolerance(p, r, engine, 1);
-  const auto cmp = check::compare_attention(p, r, tol, simulate("sim_split_k_lowp", p));
+  const auto tol = verify::attention_tolerance(p, r, engine, 1);
+  const auto cmp = verify::compare_attention(p, r, tol, simulate("sim_split_k_lowp", p));
   RC_ASSERT(cmp.passed());
 }
 
@@ -80,8 +80,8 @@ RC_GTEST_PROP(VerifyCheck, ToleranceRejectsContextOffByOne, ()) {
   RC_PRE(spec.regime != gen::Regime::kPeaked);
   RC_PRE(spec.regime != gen::Regime::kExtreme);  // whole blocks of weight 0 (exp(-1e4))
   const Checked c = prepare(spec);
-  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
-                                            simulate("sim_context_off_by_one", c.problem));
+  const auto cmp = verify::compare_attention(c.problem, c.reference, c.tolerance,
+                                             simulate("sim_context_off_by_one", c.problem));
   RC_LOG() << cmp.describe();
   RC_ASSERT(!cmp.passed());
 }
@@ -94,8 +94,8 @@ RC_GTEST_PROP(VerifyCheck, ToleranceRejectsScaleAppliedTwice, ()) {
   // Extreme logits: one token of the top level may hold all the weight at either scale.
   RC_PRE(spec.regime != gen::Regime::kExtreme);
   const Checked c = prepare(spec);
-  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
-                                            simulate("sim_scale_twice", c.problem));
+  const auto cmp = verify::compare_attention(c.problem, c.reference, c.tolerance,
+                                             simulate("sim_scale_twice", c.problem));
   RC_ASSERT(!cmp.passed());
 }
 
@@ -104,8 +104,8 @@ RC_GTEST_PROP(VerifyCheck, ToleranceRejectsWrongKvHeadUnderGqa, ()) {
   RC_PRE(spec.num_kv_heads > 1 && spec.num_kv_heads < spec.num_heads);  // GQA only
   RC_PRE(spec.regime != gen::Regime::kExtreme);  // another head's keys may pick the same token
   const Checked c = prepare(spec);
-  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
-                                            simulate("sim_wrong_kv_head", c.problem));
+  const auto cmp = verify::compare_attention(c.problem, c.reference, c.tolerance,
+                                             simulate("sim_wrong_kv_head", c.problem));
   RC_ASSERT(!cmp.passed());
 }
 
@@ -118,19 +118,19 @@ RC_GTEST_PROP(VerifyCheck, ToleranceRejectsPartitionMaxOnlyOnPeakedLongContexts,
         return s.regime == gen::Regime::kPeaked && long_context && s.num_seqs * s.num_heads <= 12;
       });
   const Checked c = prepare(spec);
-  const auto cmp = check::compare_attention(c.problem, c.reference, c.tolerance,
-                                            simulate("sim_partition_max_only", c.problem));
+  const auto cmp = verify::compare_attention(c.problem, c.reference, c.tolerance,
+                                             simulate("sim_partition_max_only", c.problem));
   RC_LOG() << cmp.describe();
   RC_ASSERT(!cmp.passed());
 }
 
 TEST(VerifyCheck, UlpAndUnitRoundoff) {
-  EXPECT_EQ(check::unit_roundoff(DType::kFloat16), std::ldexp(1.0, -11));
-  EXPECT_EQ(check::ulp(DType::kFloat16, 1.0), std::ldexp(1.0, -10));
-  EXPECT_EQ(check::ulp(DType::kFloat16, 1.5), std::ldexp(1.0, -10));
-  EXPECT_EQ(check::ulp(DType::kFloat16, 0.0), std::ldexp(1.0, -24));
-  EXPECT_EQ(check::ulp(DType::kBFloat16, 2.0), std::ldexp(1.0, -6));
-  EXPECT_EQ(check::ulp(DType::kFloat32, 1.0), std::ldexp(1.0, -23));
+  EXPECT_EQ(verify::unit_roundoff(DType::kFloat16), std::ldexp(1.0, -11));
+  EXPECT_EQ(verify::ulp(DType::kFloat16, 1.0), std::ldexp(1.0, -10));
+  EXPECT_EQ(verify::ulp(DType::kFloat16, 1.5), std::ldexp(1.0, -10));
+  EXPECT_EQ(verify::ulp(DType::kFloat16, 0.0), std::ldexp(1.0, -24));
+  EXPECT_EQ(verify::ulp(DType::kBFloat16, 2.0), std::ldexp(1.0, -6));
+  EXPECT_EQ(verify::ulp(DType::kFloat32, 1.0), std::ldexp(1.0, -23));
 }
 
 RC_GTEST_PROP(VerifyCheck, CopyComparisonFlagsOneFlippedBit, ()) {

@@ -6,7 +6,7 @@
 
 #include "pagecheck/verify/check/backend.h"
 #include "pagecheck/verify/check/case_result.h"
-#include "pagecheck/verify/check/tolerance.h"
+#include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::verify::check {
 

@@ -18,9 +18,6 @@
 
 namespace pagecheck::verify::check {
 
-using verify::AttentionComparison;
-using verify::compare_attention;
-
 /// Bit-exact comparison of the output buffers of a copy kernel.
 struct CopyComparison {
   int64_t elements = 0;    ///< elements compared (whole buffers)
