@@ -41,6 +41,13 @@ says() {
   }
 }
 
+# enter_work_dir DIR: starts DIR afresh (with DIR/tmp as $TMPDIR, so default run folders of the
+# commands under test land there) and makes it the current directory; exits when it cannot.
+enter_work_dir() {
+  rm -rf "$1" && mkdir -p "$1/tmp" && cd "$1" || exit 1
+  export TMPDIR="$1/tmp"
+}
+
 # finish: prints the failure count and exits 0 when there was none, else 1.
 finish() {
   echo "$fails failure(s)"

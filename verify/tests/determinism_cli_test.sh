@@ -8,8 +8,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 work=$2
-rm -rf "$work" && mkdir -p "$work/tmp" && cd "$work" || exit 1
-export TMPDIR="$work/tmp"
+enter_work_dir "$work"
 race=(verify --simulate --jobs 1 --variant sim_race_last_bit --cases 40)
 
 expect 1 "the race is caught" -- "$pagecheck" "${race[@]}" --json r.json --junit r.xml \

@@ -9,8 +9,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 work=$2
-rm -rf "$work" && mkdir -p "$work/tmp" && cd "$work" || exit 1
-export TMPDIR="$work/tmp"
+enter_work_dir "$work"
 
 # The simulated variants (every build has them): histogram, JSON, exit 0, no run folder.
 expect 0 "dry run of the simulations" -- "$pagecheck" verify --simulate --dry-run --json sim.json

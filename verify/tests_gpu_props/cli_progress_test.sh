@@ -8,8 +8,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 work=$2
-rm -rf "$work" && mkdir -p "$work/tmp" && cd "$work" || exit 1
-export TMPDIR="$work/tmp"
+enter_work_dir "$work"
 sim=(verify --simulate --variant sim_reference --jobs 2)
 
 # Progress lines on a non-terminal stdout, at the interval asked for.
