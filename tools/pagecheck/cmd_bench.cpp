@@ -23,6 +23,7 @@
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
 #include "pagecheck/review/record.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "record_units.h"
 #ifdef PAGECHECK_BENCH_HAVE_CUDA
 #include "pagecheck/cuda_check.h"
@@ -116,7 +117,7 @@ void write_outputs(const BenchCliOptions& o, const bench::BenchReport& report) {
           fs::relative(fs::absolute(o.plot_path), fs::absolute(o.markdown_path).parent_path(), ec);
       link = ec ? o.plot_path : rel.generic_string();
     }
-    bench::write_text_file_atomic(o.markdown_path, bench::render_report_markdown(report, link));
+    verify::write_file_atomically(o.markdown_path, bench::render_report_markdown(report, link));
     std::cerr << "wrote " << o.markdown_path << "\n";
   }
 }

@@ -15,6 +15,7 @@
 #include "pagecheck/bench/render.h"
 #include "pagecheck/review/families.h"
 #include "pagecheck/review/record.h"
+#include "pagecheck/verify/atomic_file.h"
 
 namespace pagecheck::cli {
 
@@ -74,7 +75,7 @@ int run_compare(const CompareCliOptions& o) {
   c.allow_missing = o.allow_missing;
   const std::string md = bench::render_comparison_markdown(c);
   std::cout << md;
-  if (!o.markdown_path.empty()) bench::write_text_file_atomic(o.markdown_path, md);
+  if (!o.markdown_path.empty()) verify::write_file_atomically(o.markdown_path, md);
   if (c.missing_fails()) {
     std::cerr << "pagecheck bench compare: " << c.missing()
               << " row(s) are in one report only (marked **missing**); pass --allow-missing to "

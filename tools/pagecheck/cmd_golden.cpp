@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/golden.h"
 #include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/golden_tools.h"
@@ -89,7 +90,7 @@ void add_golden_command(CLI::App& app, int& exit_code) {
     golden::CheckReport report;
     exit_code = golden::check_goldens(dir.path, std::cout, &report);
     if (!options->json_path.empty()) {
-      golden::write_file_atomically(options->json_path,
+      verify::write_file_atomically(options->json_path,
                                     golden::check_report_json(report, dir.source));
     }
   });

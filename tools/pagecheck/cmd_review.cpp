@@ -13,6 +13,7 @@
 #include "pagecheck/registry.h"
 #include "pagecheck/review/families.h"
 #include "pagecheck/review/review.h"
+#include "pagecheck/verify/atomic_file.h"
 
 namespace pagecheck::cli {
 namespace {
@@ -69,9 +70,9 @@ int run_review_command(const ReviewCliOptions& o) {
   const review::ReviewResult result = review::run_review(options);
   const std::string md = review::render_review_markdown(result);
   std::cout << md;
-  if (!o.markdown_path.empty()) bench::write_text_file_atomic(o.markdown_path, md);
+  if (!o.markdown_path.empty()) verify::write_file_atomically(o.markdown_path, md);
   if (!o.json_path.empty()) {
-    bench::write_text_file_atomic(o.json_path, review::review_to_json(result).dump(2) + "\n");
+    verify::write_file_atomically(o.json_path, review::review_to_json(result).dump(2) + "\n");
   }
   return result.exit_code();
 }

@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "output_paths.h"
 #include "pagecheck/registry.h"
-#include "pagecheck/verify/check/atomic_write.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/check/device_worker.h"
 #include "pagecheck/verify/check/sim_backend.h"
 #include "pagecheck/verify/planted.h"
@@ -161,7 +161,7 @@ int run_selftest(SelftestOptions o) {
                        {"report", report},
                        {"variants", rows},
                        {"passed", wrong == 0}};
-    check::write_file_atomically(o.json_path, doc.dump(2) + "\n");
+    verify::write_file_atomically(o.json_path, doc.dump(2) + "\n");
   }
   if (std::filesystem::exists(o.artifacts)) std::printf("artefacts: %s\n", o.artifacts.c_str());
   if (report.interrupted) {

@@ -25,8 +25,8 @@
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
 #include "pagecheck/review/verification_from_run.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/check/artifact.h"
-#include "pagecheck/verify/check/atomic_write.h"
 #include "pagecheck/verify/check/device_worker.h"
 #include "pagecheck/verify/check/junit.h"
 #include "pagecheck/verify/golden.h"
@@ -43,29 +43,29 @@ namespace {
 namespace check = verify::check;
 
 struct VerifyOptions {
-  std::string kernel;                            ///< family filter
-  std::string variant;                           ///< variant filter
+  std::string kernel;                                             ///< family filter
+  std::string variant;                                            ///< variant filter
   int cases = static_cast<int>(review::kDefaultCasesPerVariant);  ///< cases per variant
-  uint64_t seed = 1;                             ///< run seed
-  std::string json_path;                         ///< --json FILE
-  int device = 0;                                ///< --device N
-  std::string shard = "0/1";                     ///< --shard I/N
-  std::string reproduce;                         ///< --reproduce FILE
-  std::string reproduce_spec;                    ///< --reproduce-spec FILE|JSON
-  bool golden = false;                           ///< --golden
-  std::string golden_dir;                        ///< --golden-dir DIR
-  std::vector<std::string> plugins;              ///< --plugin LIB
-  int jobs = 0;                                  ///< --jobs J (0: automatic)
-  std::string artifacts;                         ///< --artifacts DIR ("": a run folder)
-  std::string junit_path;                        ///< --junit FILE
-  double timeout_s = 300;                        ///< --case-timeout S
-  double shrink_budget_s = 120;                  ///< --shrink-budget S
-  double determinism_share = 1;                  ///< --determinism-share F (cases run twice)
-  bool record = false;                           ///< --record
-  std::string repo;                              ///< --repo DIR
-  int selfcheck_cases = 64;                      ///< --selfcheck-cases N
-  bool simulate = false;  ///< --simulate (hidden): CPU simulations instead of a GPU
-  bool dry_run = false;   ///< --dry-run: draw the cases, print what they cover, run nothing
+  uint64_t seed = 1;                                              ///< run seed
+  std::string json_path;                                          ///< --json FILE
+  int device = 0;                                                 ///< --device N
+  std::string shard = "0/1";                                      ///< --shard I/N
+  std::string reproduce;                                          ///< --reproduce FILE
+  std::string reproduce_spec;                                     ///< --reproduce-spec FILE|JSON
+  bool golden = false;                                            ///< --golden
+  std::string golden_dir;                                         ///< --golden-dir DIR
+  std::vector<std::string> plugins;                               ///< --plugin LIB
+  int jobs = 0;                                                   ///< --jobs J (0: automatic)
+  std::string artifacts;         ///< --artifacts DIR ("": a run folder)
+  std::string junit_path;        ///< --junit FILE
+  double timeout_s = 300;        ///< --case-timeout S
+  double shrink_budget_s = 120;  ///< --shrink-budget S
+  double determinism_share = 1;  ///< --determinism-share F (cases run twice)
+  bool record = false;           ///< --record
+  std::string repo;              ///< --repo DIR
+  int selfcheck_cases = 64;      ///< --selfcheck-cases N
+  bool simulate = false;         ///< --simulate (hidden): CPU simulations instead of a GPU
+  bool dry_run = false;          ///< --dry-run: draw the cases, print what they cover, run nothing
 };
 
 std::string self_exe() {
@@ -115,7 +115,7 @@ int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
                               {"detail", c.detail},
                               {"seconds", c.seconds}});
     }
-    check::write_file_atomically(o.json_path, doc.dump(2) + "\n");
+    verify::write_file_atomically(o.json_path, doc.dump(2) + "\n");
   }
   if (!o.junit_path.empty()) {
     std::map<std::string, check::JUnitCase> by_family;
@@ -278,9 +278,9 @@ int run_verify(VerifyOptions o) {
   vo.progress = progress_printer();
   catch_interrupt();
   vo.stop = interrupted;
-  const check::RunReport report =
-      replay ? check::replay_spec(*replay, targets, vo, session.factory())
-             : check::run_verification(targets, vo, session.factory());
+  const check::RunReport report = replay
+                                      ? check::replay_spec(*replay, targets, vo, session.factory())
+                                      : check::run_verification(targets, vo, session.factory());
   check::print_summary(std::cout, report);
   int64_t cases = 0;
   for (const auto& v : report.variants) cases += v.run;

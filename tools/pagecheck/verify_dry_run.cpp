@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "pagecheck/registry.h"
-#include "pagecheck/verify/check/atomic_write.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/check/sim_backend.h"
 #include "pagecheck/verify/gen/classify.h"
 
@@ -128,7 +128,7 @@ int run_dry_run(const std::vector<check::Target>& targets, const DryRunOptions& 
     if (!never.empty()) std::printf("         never hit:%s\n", never.c_str());
   }
   if (!options.json_path.empty()) {
-    check::write_file_atomically(options.json_path, doc.dump(1) + "\n");
+    verify::write_file_atomically(options.json_path, doc.dump(1) + "\n");
     std::printf("specs: %s\n", options.json_path.c_str());
   }
   return 0;

@@ -7,6 +7,7 @@
 #include "pagecheck/bench/identity_fields.h"
 #include "pagecheck/bench/report.h"
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/atomic_file.h"
 
 namespace pagecheck::bench {
 
@@ -122,34 +123,9 @@ json to_json(const BenchReport& r) {
   return out;
 }
 
-std::string temp_path_beside(const std::string& path) {
-  const std::filesystem::path p(path);
-  return (p.parent_path() /
-          ("." + p.filename().string() + "." + std::to_string(::getpid()) + ".pagecheck-tmp"))
-      .string();
-}
-
-void write_text_file_atomic(const std::string& path, const std::string& text) {
-  // Created exclusively ("x"): a file that happens to have the temporary's name is never
-  // overwritten or deleted.
-  const std::string tmp = temp_path_beside(path);
-  std::FILE* out = std::fopen(tmp.c_str(), "wbx");
-  if (out == nullptr) throw std::runtime_error(path + ": cannot create " + tmp);
-  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  const bool closed = std::fclose(out) == 0;
-  if (!written || !closed) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename the temporary file into place");
-  }
-}
-
 void write_report(const BenchReport& report, const std::string& path) {
   report.validate(path);
-  write_text_file_atomic(path, to_json(report).dump(2) + "\n");
+  verify::write_file_atomically(path, to_json(report).dump(2) + "\n");
 }
 
 }  // namespace pagecheck::bench

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "pagecheck/bench/report.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "synthetic_report.h"
 
 namespace pagecheck::bench {
@@ -48,7 +49,7 @@ TEST(ReportJson, FileRoundTripAndNoTemporaryLeftBehind) {
   const std::string path = temp_path("report.json");
   write_report(sample(), path);
   EXPECT_EQ(to_json(read_report(path)), to_json(sample()));
-  const std::string temp = temp_path_beside(path);
+  const std::string temp = verify::temp_path_beside(path);
   EXPECT_EQ(fs::path(temp).parent_path(), fs::path(path).parent_path());
   EXPECT_EQ(fs::path(temp).filename().string().rfind("." + fs::path(path).filename().string(), 0),
             0u)

@@ -1,5 +1,6 @@
 /// Verification records: verdict, validation, atomic writing (with merging) and evidence paths.
 #include "pagecheck/review/evidence.h"
+#include "pagecheck/verify/atomic_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -184,7 +185,7 @@ std::string write_verification_record(const std::string& repo, const Verificatio
   }
   fs::create_directories(fs::path(path).parent_path(), ec);
   if (ec) throw std::runtime_error(path + ": cannot create directory: " + ec.message());
-  bench::write_text_file_atomic(path, to_json(out).dump(2) + "\n");
+  verify::write_file_atomically(path, to_json(out).dump(2) + "\n");
   return path;
 }
 

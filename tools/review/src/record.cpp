@@ -1,5 +1,6 @@
 /// Recording bandwidth reports under fixtures/bandwidth (see record.h).
 #include "pagecheck/review/record.h"
+#include "pagecheck/verify/atomic_file.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -92,25 +93,6 @@ void check_replaceable(const std::string& json_path, bool force) {
   }
 }
 
-namespace {
-
-/// Removes a temporary file when it is still there on leaving the scope (an early exit).
-struct TempFile {
-  std::string path;
-  ~TempFile() {
-    std::error_code ec;
-    fs::remove(path, ec);
-  }
-};
-
-void rename_into_place(const std::string& from, const std::string& to) {
-  std::error_code ec;
-  fs::rename(from, to, ec);
-  if (ec) throw std::runtime_error(to + ": cannot move " + from + " into place: " + ec.message());
-}
-
-}  // namespace
-
 RecordedReport record_bandwidth_report(const std::string& repo, const bench::BenchReport& report,
                                        const std::string& dir, bool force) {
   const fs::path base = recorded_report_path(repo, report, dir);
@@ -125,8 +107,8 @@ RecordedReport record_bandwidth_report(const std::string& repo, const bench::Ben
   out.svg = fs::path(base).replace_extension(".svg").string();
   // Each file is written beside its target, then moved into place; the report last, so an
   // interrupted run leaves the previous report (or none), never a stale plot beside a new one.
-  const TempFile temp{bench::temp_path_beside(out.json)};
-  const std::string& json_tmp = temp.path;
+  verify::TempFile temp(out.json);
+  const std::string& json_tmp = temp.path();
   bench::write_report(report, json_tmp);  // the plotting script reads the new report
   // tools/plot_bandwidth.py writes beside out.svg and renames into place itself.
   out.plotted = bench::plot_report(repo, json_tmp, out.svg, &out.plot_error);
@@ -134,9 +116,9 @@ RecordedReport record_bandwidth_report(const std::string& repo, const bench::Ben
     fs::remove(out.svg, ec);  // a stale plot of the replaced report
     if (ec) throw std::runtime_error(out.svg + ": cannot remove the stale plot: " + ec.message());
   }
-  bench::write_text_file_atomic(
+  verify::write_file_atomically(
       out.markdown, bench::render_report_markdown(report, fs::path(out.svg).filename().string()));
-  rename_into_place(json_tmp, out.json);
+  temp.commit(out.json);
   return out;
 }
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "pagecheck/registry.h"
-#include "pagecheck/verify/check/atomic_write.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/gen/materialize.h"
 #include "pagecheck/verify/golden_file.h"
 
@@ -155,14 +155,9 @@ void write_artifact(const std::string& path, const ArtifactContents& c) {
   }
   const std::filesystem::path target(path);
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  const std::string temp = make_temp_next_to(path);  // never a file of the user's
-  try {
-    golden::write_golden_file(file, temp);
-    std::filesystem::rename(temp, path);
-  } catch (...) {
-    std::filesystem::remove(temp);
-    throw;
-  }
+  verify::TempFile temp(path);  // created exclusively: never a file of the user's
+  golden::write_golden_file(file, temp.path());
+  temp.commit(path);
 }
 
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "pagecheck/verify/check/atomic_write.h"
+#include "pagecheck/verify/atomic_file.h"
 
 namespace pagecheck::verify::check {
 namespace {
@@ -154,7 +154,7 @@ std::string junit_xml(const std::string& suite, const std::vector<JUnitCase>& ca
 
 void write_junit(const std::string& path, const std::string& suite,
                  const std::vector<JUnitCase>& cases, double seconds) {
-  write_file_atomically(path, junit_xml(suite, cases, seconds));
+  verify::write_file_atomically(path, junit_xml(suite, cases, seconds));
 }
 
 }  // namespace pagecheck::verify::check

@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "pagecheck/registry.h"
-#include "pagecheck/verify/check/atomic_write.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/gen/classify.h"
 
 namespace pagecheck::verify::check {
@@ -340,7 +340,7 @@ RunReport read_report(const std::string& path) {
 }
 
 void write_report(const std::string& path, const RunReport& report) {
-  write_file_atomically(path, json(report).dump(2) + "\n");
+  verify::write_file_atomically(path, json(report).dump(2) + "\n");
 }
 
 }  // namespace pagecheck::verify::check

@@ -13,6 +13,8 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "pagecheck/verify/atomic_file.h"
+
 namespace pagecheck::verify::golden {
 
 namespace fs = std::filesystem;
@@ -48,7 +50,7 @@ DirLock::~DirLock() {
 bool parse_temporary_name(const std::string& name, long* pid) {
   if (name.size() < 2 || name[0] != '.') return false;
   std::string digits;
-  const std::string suffix = ".pagecheck-tmp";
+  const std::string suffix = verify::kTempSuffix;  // temp_path_beside: .NAME.PID<suffix>
   if (name.size() > suffix.size() &&
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
     const std::string stem = name.substr(0, name.size() - suffix.size());

@@ -87,35 +87,4 @@ void check_output_file(const std::string& path, const std::string& option) {
   }
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temp = temporary_path_for(path);
-  std::FILE* file = std::fopen(temp.c_str(), "wb");
-  if (file == nullptr) {
-    throw std::runtime_error("cannot write " + path + ": cannot create " + temp + ": " +
-                             std::strerror(errno));
-  }
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  const int write_errno = errno;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !closed) {
-    const int err = written ? errno : write_errno;
-    std::remove(temp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(err));
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw std::runtime_error("cannot write " + path + ": rename from " + temp + ": " +
-                             ec.message());
-  }
-}
-
-std::string temporary_path_for(const std::string& target) {
-  const fs::path p(target);
-  return (p.parent_path() /
-          ("." + p.filename().string() + "." + std::to_string(getpid()) + ".pagecheck-tmp"))
-      .string();
-}
-
 }  // namespace pagecheck::verify::golden

@@ -10,6 +10,7 @@
 
 #include "dir_lock.h"
 #include "manifest.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/golden_tools.h"
 
@@ -17,27 +18,6 @@ namespace pagecheck::verify::golden {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// Removes a temporary file when it goes out of scope, unless it was renamed.
-class TempFile {
- public:
-  explicit TempFile(std::string path) : path_(std::move(path)) {}
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  /// Renames the file over `target` (atomic within one directory).
-  void commit(const std::string& target) {
-    fs::rename(path_, target);
-    path_.clear();
-  }
-
- private:
-  std::string path_;
-};
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -102,7 +82,7 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
   int refused = 0;
   for (const CaseDefinition* def : selected) {
     const std::string target = join_path(options.dir, def->name + ".h5");
-    TempFile temp(temporary_path_for(target));
+    verify::TempFile temp(target);
     const GoldenFile built = build_golden(*def);
     try {
       write_golden_file(built, temp.path());

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/golden.h"
 #include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/sha256.h"
@@ -86,7 +87,7 @@ bool write_manifest(const std::string& dir, const nlohmann::json& manifest) {
     old << in.rdbuf();
     if (old.str() == text) return false;
   }
-  write_file_atomically(path, text);
+  verify::write_file_atomically(path, text);
   return true;
 }
 

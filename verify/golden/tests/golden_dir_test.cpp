@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "golden_test_util.h"
+#include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/golden_dir.h"
 #include "pagecheck/verify/repo_root.h"
 
@@ -99,7 +100,7 @@ TEST_F(GoldenDirResolution, OutputPathsAreCheckedWithoutWriting) {
   const auto before = snapshot(outside_.str());
   EXPECT_NO_THROW(check_output_file(outside_.file("r.json"), "--json"));
   EXPECT_EQ(snapshot(outside_.str()), before) << "the check wrote a file";
-  write_file_atomically(outside_.file("r.json"), "{}\n");
+  verify::write_file_atomically(outside_.file("r.json"), "{}\n");
   EXPECT_EQ(file_bytes(outside_.file("r.json")), "{}\n");
   EXPECT_EQ(snapshot(outside_.str()).size(), before.size() + 1) << "a temporary was left";
 }

@@ -9,6 +9,7 @@
 
 #include "child_process.h"
 #include "golden_test_util.h"
+#include "pagecheck/verify/atomic_file.h"
 
 namespace pagecheck::verify::golden {
 namespace {
@@ -109,7 +110,7 @@ TEST(GoldenRegenSafety, RemovesStaleTemporariesOfInterruptedRuns) {
 TEST(GoldenRegenSafety, TemporaryNamesAreRecognised) {
   long pid = 0;
   EXPECT_TRUE(parse_temporary_name(
-      fs::path(temporary_path_for("/x/pa_ctx1.h5")).filename().string(), &pid));
+      fs::path(verify::temp_path_beside("/x/pa_ctx1.h5")).filename().string(), &pid));
   EXPECT_EQ(pid, getpid());
   EXPECT_TRUE(parse_temporary_name(".a.h5.tmp-42", &pid));
   EXPECT_EQ(pid, 42);

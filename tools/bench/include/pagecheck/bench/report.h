@@ -147,13 +147,4 @@ BenchReport read_report(const std::string& path);
 /// write leaves nothing half-written. Throws std::runtime_error naming the path.
 void write_report(const BenchReport& report, const std::string& path);
 
-/// The temporary file beside `path` that write_text_file_atomic renames into place:
-/// `<dir>/.<name>.<pid>.pagecheck-tmp` (hidden, and ignored by the repository's .gitignore).
-std::string temp_path_beside(const std::string& path);
-
-/// Writes `text` to `path` through a temporary file (temp_path_beside, created exclusively, so
-/// an existing file of that name is never touched) renamed into place; throws
-/// std::runtime_error naming the path on failure.
-void write_text_file_atomic(const std::string& path, const std::string& text);
-
 }  // namespace pagecheck::bench

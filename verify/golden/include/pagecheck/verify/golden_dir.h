@@ -36,13 +36,4 @@ GoldenDir resolve_golden_dir(const std::string& given, const std::string& option
 /// std::invalid_argument naming `option` and the path otherwise.
 void check_output_file(const std::string& path, const std::string& option);
 
-/// Writes `text` to `path` through a temporary file in the same directory
-/// (temporary_path_for) and a rename, so `path` holds the old or the new text, never half.
-/// Throws std::runtime_error naming `path` when writing fails (the temporary is removed).
-void write_file_atomically(const std::string& path, const std::string& text);
-
-/// Name of the temporary file that write_file_atomically and regen use for `target` in the same
-/// directory: ".NAME.PID.pagecheck-tmp" (.gitignore covers "*.pagecheck-tmp").
-std::string temporary_path_for(const std::string& target);
-
 }  // namespace pagecheck::verify::golden

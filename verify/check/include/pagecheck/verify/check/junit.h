@@ -30,7 +30,7 @@ std::vector<JUnitCase> junit_cases(const RunReport& report);
 std::string junit_xml(const std::string& suite, const std::vector<JUnitCase>& cases,
                       double seconds);
 
-/// Writes junit_xml to `path` (write_file_atomically); std::runtime_error names the path.
+/// Writes junit_xml to `path` (verify::write_file_atomically); std::runtime_error names the path.
 void write_junit(const std::string& path, const std::string& suite,
                  const std::vector<JUnitCase>& cases, double seconds);
 
