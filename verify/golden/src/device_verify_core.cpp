@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -46,21 +47,33 @@ std::string unsupported_reason(const VariantInfo& variant, const LoadedGolden& g
   return "";
 }
 
-/// "" when every attention output element is within the harness's tolerance
-/// (verify/tolerance: attention_tolerance under the default precision model) of the golden's
-/// float64 reference output, otherwise the comparison's description.
-std::string compare_golden_attention(const LoadedGolden& g, const std::vector<std::byte>& out) {
-  ref::PagedAttentionResult expected;
-  expected.out = g.expected_out_f64;
-  const std::size_t want_bytes = expected.out.size() * dtype_size(g.attention.dtype);
-  if (out.size() != want_bytes) {
-    return "output has " + std::to_string(out.size()) + " bytes, expected " +
-           std::to_string(want_bytes);
+/// A golden's float64 attention output as a reference result, with its per-element tolerance
+/// (verify/tolerance: attention_tolerance under the default precision model) computed once, on
+/// the first comparison: it depends on the golden only, not on the variant.
+class AttentionExpectation {
+ public:
+  explicit AttentionExpectation(const LoadedGolden& g) : g_(g) {
+    expected_.out = g.expected_out_f64;
   }
-  const std::vector<double> tolerance = attention_tolerance(g.attention, expected);
-  const AttentionComparison c = compare_attention(g.attention, expected, tolerance, out);
-  return c.passed() ? "" : c.describe();
-}
+
+  /// "" when every element of `out` is within the tolerance of the golden's output, otherwise
+  /// the comparison's description.
+  std::string compare(const std::vector<std::byte>& out) {
+    const std::size_t want_bytes = expected_.out.size() * dtype_size(g_.attention.dtype);
+    if (out.size() != want_bytes) {
+      return "output has " + std::to_string(out.size()) + " bytes, expected " +
+             std::to_string(want_bytes);
+    }
+    if (!tolerance_) tolerance_ = attention_tolerance(g_.attention, expected_);
+    const AttentionComparison c = compare_attention(g_.attention, expected_, *tolerance_, out);
+    return c.passed() ? "" : c.describe();
+  }
+
+ private:
+  const LoadedGolden& g_;
+  ref::PagedAttentionResult expected_;
+  std::optional<std::vector<double>> tolerance_;
+};
 
 /// "" when `got` equals `want` byte for byte, otherwise how many elements differ and where.
 std::string compare_bytes(const char* what, const std::vector<std::byte>& want,
@@ -95,8 +108,10 @@ struct RunVerdict {
   bool sticky = false;   ///< the device is unusable after this run
 };
 
-/// Runs `variant` on `g` through `runner` and compares its outputs with the golden's.
-RunVerdict run_one(const GoldenRunner& runner, const VariantInfo& variant, const LoadedGolden& g) {
+/// Runs `variant` on `g` through `runner` and compares its outputs with the golden's
+/// (`attention`: the expectation of an attention golden `g`).
+RunVerdict run_one(const GoldenRunner& runner, const VariantInfo& variant, const LoadedGolden& g,
+                   AttentionExpectation& attention) {
   RunVerdict v;
   DeviceRunOutcome outcome;
   std::string mismatch;
@@ -105,7 +120,7 @@ RunVerdict run_one(const GoldenRunner& runner, const VariantInfo& variant, const
       AttentionRun run = runner.paged_attention(variant, g.attention);
       outcome = run.outcome;
       if (outcome.disposition == LaunchDisposition::kLaunched) {
-        mismatch = compare_golden_attention(g, run.out);
+        mismatch = attention.compare(run.out);
       }
     } else {
       const bool gather = g.family == PC_FAMILY_GATHER_CACHED_KV;
@@ -156,10 +171,11 @@ int verify_goldens_with(const VariantRegistry& registry, const std::string& dir,
     std::string verdicts;
     std::string failures;
     int64_t ran = 0, failed = 0;
+    AttentionExpectation attention(g);
     for (const VariantInfo* variant : registry.family(g.family)) {
       std::string why = unsupported_reason(*variant, g);
       RunVerdict v;
-      if (why.empty()) v = run_one(runner, *variant, g);
+      if (why.empty()) v = run_one(runner, *variant, g, attention);
       if (!why.empty() || v.skipped) {
         verdicts += " " + variant->name + " skip (" + (why.empty() ? v.detail : why) + ")";
         ++t.skipped;
