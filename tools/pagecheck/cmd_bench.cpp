@@ -53,7 +53,7 @@ struct BenchCliOptions {
 /// "all" or a comma-separated list of family names.
 std::vector<pc_family> parse_families(const std::string& text) {
   if (text == "all") {
-    return {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV, PC_FAMILY_RESHAPE_AND_CACHE};
+    return {std::begin(kAllFamilies), std::end(kAllFamilies)};
   }
   std::vector<pc_family> out;
   std::stringstream in(text);

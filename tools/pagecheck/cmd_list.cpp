@@ -18,9 +18,6 @@ struct ListOptions {
   std::string family;                ///< only this family (empty: all)
 };
 
-constexpr pc_family kFamilies[] = {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV,
-                                   PC_FAMILY_RESHAPE_AND_CACHE};
-
 std::vector<std::string> dtype_names(uint32_t mask) {
   std::vector<std::string> out;
   const char* names[] = {"float32", "float16", "bfloat16"};
@@ -78,7 +75,7 @@ void print_table(const VariantRegistry& registry, const std::vector<pc_family>& 
 }
 
 int run_list(const ListOptions& options) {
-  std::vector<pc_family> families(std::begin(kFamilies), std::end(kFamilies));
+  std::vector<pc_family> families(std::begin(kAllFamilies), std::end(kAllFamilies));
   if (!options.family.empty()) families = {parse_family(options.family)};
   VariantRegistry registry;
   register_builtin_kernels(registry);
@@ -113,7 +110,7 @@ void check_variant_filter(const std::string& kernel, const std::string& variant,
   register_builtin_kernels(registry);
   for (const std::string& path : plugins) registry.load_plugin(path);
   std::string all, in_family, other_family;
-  for (pc_family f : kFamilies) {
+  for (pc_family f : kAllFamilies) {
     for (const VariantInfo* v : registry.family(f)) {
       const std::string name = std::string(family_name(f)) + "/" + v->name;
       all += (all.empty() ? "" : ", ") + name;

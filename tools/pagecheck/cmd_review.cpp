@@ -20,9 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr pc_family kFamilies[] = {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV,
-                                   PC_FAMILY_RESHAPE_AND_CACHE};
-
 constexpr const char* kReviewExitStatus =
     "Exit status:\n"
     "  0  every evidence unit has a passing, complete GPU verification record and a bandwidth\n"
@@ -48,7 +45,7 @@ void fill_registered_variants(review::ReviewOptions& options) {
   VariantRegistry registry;
   register_builtin_kernels(registry);
   std::map<std::string, std::vector<std::string>> builtin;
-  for (pc_family f : kFamilies) {
+  for (pc_family f : kAllFamilies) {
     options.kernel_families.push_back(family_name(f));
     auto& names = builtin[family_name(f)];
     for (const VariantInfo* v : registry.family(f)) {

@@ -10,7 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "pagecheck/plugin.h"
+
 namespace pagecheck::cli {
+
+/// Every kernel family, in the order commands list them.
+inline constexpr pc_family kAllFamilies[] = {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV,
+                                             PC_FAMILY_RESHAPE_AND_CACHE};
 
 /// Bad usage or bad input: main prints the message and exits 2.
 struct UsageError : std::runtime_error {

@@ -122,8 +122,7 @@ TEST_F(Determinism, TheRaceIsInvisibleWithoutTheSecondRun) {
 TEST_F(Determinism, DeterministicVariantsAndADeclaredRacePass) {
   // sim_race_declared is the same race in a variant that declares nondeterminism: each run is
   // compared with the reference instead of with the other, and it passes.
-  for (const char* name : {"sim_reference", "sim_split_k_fp32", "sim_race_declared",
-                           "sim_gather_reference", "sim_reshape_reference"}) {
+  for (const std::string& name : check::correct_sim_variants()) {
     SCOPED_TRACE(name);
     const check::RunReport report = verify(name, options(60));
     EXPECT_EQ(report.exit_code(), 0);

@@ -158,15 +158,8 @@ std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, Famil
   bench::BenchReport r = bench::read_report(path);
   check_identity(r, path, fr, fr.hash);
   fr.bandwidth_present = true;
-  std::vector<std::string> measured = r.variants;
-  for (const auto& sr : r.shapes) {
-    for (const auto& v : sr.variants) {
-      if (std::find(measured.begin(), measured.end(), v.variant) == measured.end()) {
-        measured.push_back(v.variant);
-      }
-    }
-  }
-  require_variants(fr, measured, "bandwidth report " + fr.bandwidth_path, "has no rows for",
+  // read_report validated that every row's variant is one of r.variants.
+  require_variants(fr, r.variants, "bandwidth report " + fr.bandwidth_path, "has no rows for",
                    options);
   fr.bandwidth_device = r.environment.device;
   for (const auto& sr : r.shapes) {

@@ -1,13 +1,9 @@
 /// Bit-exact copy comparison with located mismatches.
 #include "pagecheck/verify/check/compare.h"
 
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <limits>
-#include <sstream>
-#include <stdexcept>
 
 namespace pagecheck::verify::check {
 namespace {
