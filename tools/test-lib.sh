@@ -45,7 +45,7 @@ says() {
 # commands under test land there) and makes it the current directory; exits when it cannot.
 enter_work_dir() {
   rm -rf "$1" && mkdir -p "$1/tmp" && cd "$1" || exit 1
-  export TMPDIR="$1/tmp"
+  export TMPDIR="$PWD/tmp"  # absolute even when DIR was given relative
 }
 
 # finish: prints the failure count and exits 0 when there was none, else 1.

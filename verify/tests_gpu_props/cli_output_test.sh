@@ -10,8 +10,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 work=$2
 src=$3
-rm -rf "$work" && mkdir -p "$work/cwd" "$work/tmp" && cd "$work/cwd" || exit 1
-export TMPDIR="$work/tmp"
+enter_work_dir "$work"
+mkdir -p cwd && cd cwd || exit 1
 sim=(verify --simulate --jobs 2)
 
 # 1. Default artefacts: a run folder under $TMPDIR, printed; nothing in the current directory.
