@@ -7,6 +7,7 @@
 
 #include <rapidcheck.h>
 
+#include "contents.h"
 #include "pagecheck/verify/gen/variant_caps.h"
 
 namespace pagecheck::verify::gen::detail {
@@ -98,12 +99,9 @@ inline std::vector<int64_t> primes_up_to(int64_t limit) {
   return primes;
 }
 
-/// A deterministic hash of (seed, i) (SplitMix64 finalizer; not shrunk).
+/// A deterministic hash of (seed, i) (SplitMix64's i-th output from `seed`; not shrunk).
 inline uint64_t mix_index(uint64_t seed, int64_t i) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(i + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return mix64(seed + 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(i));
 }
 
 /// Fisher-Yates permutation of [0, n) from `seed` (deterministic, not shrunk).
