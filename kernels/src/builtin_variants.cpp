@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "attention/attention_host.h"
+#include "attention/attention_params.h"
 #include "common/kernel_lists.h"
 #include "copy/copy_host.h"
 
@@ -13,9 +14,13 @@ namespace {
 
 constexpr uint32_t kAllDtypes =
     (1u << PC_DTYPE_FLOAT32) | (1u << PC_DTYPE_FLOAT16) | (1u << PC_DTYPE_BFLOAT16);
-constexpr uint32_t kAttentionCaps =
-    PC_CAP_ALIBI | PC_CAP_STRIDED_TOKENS | PC_CAP_PADDED_CACHE | PC_CAP_LARGE_CACHE;
-constexpr uint32_t kCopyCaps = PC_CAP_STRIDED_TOKENS | PC_CAP_PADDED_CACHE | PC_CAP_LARGE_CACHE;
+/// Strides the host checks accept (multiples of x where 16-byte accesses need it): padded
+/// token and head strides of every token tensor, strided outputs, K and V cache strides padded
+/// independently, and 64-bit offsets.
+constexpr uint64_t kLayoutCaps = PC_CAP_LARGE_CACHE | PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE |
+                                 PC_CAP_STRIDED_OUTPUT | PC_CAP_CACHE_PAD_SHARED | PC_CAP_CACHE_PAD;
+constexpr uint64_t kAttentionCaps = kLayoutCaps | PC_CAP_ALIBI;
+constexpr uint64_t kCopyCaps = kLayoutCaps;
 
 // user_data points at one of these.
 const AttentionVariant kV1Baseline = AttentionVariant::kV1Baseline;
@@ -29,98 +34,110 @@ E variant_of(const pc_variant* self) {
   return *static_cast<const E*>(self->user_data);
 }
 
-pc_status attention_can_implement(const pc_variant* self, const void* args, char* msg, size_t len) {
-  return report(check_attention(variant_of<AttentionVariant>(self),
+pc_status attention_can_implement(const pc_variant* self, const pc_device_info* device,
+                                  const void* args, char* msg, size_t len) {
+  return report(check_attention(variant_of<AttentionVariant>(self), device,
                                 static_cast<const pc_paged_attention_args*>(args)),
                 msg, len);
 }
-size_t attention_workspace(const pc_variant* self, const void* args) {
+size_t attention_workspace(const pc_variant* self, const pc_device_info*, const void* args) {
   return attention_workspace_bytes(variant_of<AttentionVariant>(self),
                                    static_cast<const pc_paged_attention_args*>(args));
 }
-pc_status attention_launch(const pc_variant* self, const void* args, void* workspace, void* stream,
-                           char* msg, size_t len) {
-  return report(launch_attention(variant_of<AttentionVariant>(self),
+pc_status attention_launch(const pc_variant* self, const pc_device_info* device, const void* args,
+                           void* workspace, void* stream, char* msg, size_t len) {
+  return report(launch_attention(variant_of<AttentionVariant>(self), device,
                                  static_cast<const pc_paged_attention_args*>(args), workspace,
                                  static_cast<cudaStream_t>(stream)),
                 msg, len);
 }
 
-pc_status gather_can_implement(const pc_variant* self, const void* args, char* msg, size_t len) {
+pc_status gather_can_implement(const pc_variant* self, const pc_device_info*, const void* args,
+                               char* msg, size_t len) {
   return report(
       check_gather(variant_of<CopyVariant>(self), static_cast<const pc_gather_args*>(args)), msg,
       len);
 }
-pc_status gather_launch(const pc_variant* self, const void* args, void*, void* stream, char* msg,
-                        size_t len) {
+pc_status gather_launch(const pc_variant* self, const pc_device_info*, const void* args, void*,
+                        void* stream, char* msg, size_t len) {
   return report(run_gather(variant_of<CopyVariant>(self), static_cast<const pc_gather_args*>(args),
                            static_cast<cudaStream_t>(stream)),
                 msg, len);
 }
 
-pc_status reshape_can_implement(const pc_variant* self, const void* args, char* msg, size_t len) {
+pc_status reshape_can_implement(const pc_variant* self, const pc_device_info*, const void* args,
+                                char* msg, size_t len) {
   return report(check_reshape(variant_of<CopyVariant>(self),
                               static_cast<const pc_reshape_and_cache_args*>(args)),
                 msg, len);
 }
-pc_status reshape_launch(const pc_variant* self, const void* args, void*, void* stream, char* msg,
-                         size_t len) {
+pc_status reshape_launch(const pc_variant* self, const pc_device_info*, const void* args, void*,
+                         void* stream, char* msg, size_t len) {
   return report(run_reshape(variant_of<CopyVariant>(self),
                             static_cast<const pc_reshape_and_cache_args*>(args),
                             static_cast<cudaStream_t>(stream)),
                 msg, len);
 }
 
-pc_variant attention(const char* name, const char* description, const AttentionVariant* v) {
-  return pc_variant{name,
-                    description,
-                    PC_FAMILY_PAGED_ATTENTION,
-                    kAllDtypes,
-                    kHeadSizes,
-                    kNumHeadSizes,
-                    kBlockSizes,
-                    kNumBlockSizes,
-                    kAttentionCaps,
-                    &attention_can_implement,
-                    &attention_workspace,
-                    &attention_launch,
-                    const_cast<AttentionVariant*>(v)};
+/// The declaration every built-in variant shares: float32 / float16 / bfloat16 with a cache of
+/// the same dtype, x-split caches without scales, the compiled head and block sizes, decode only
+/// (one query token per sequence), no context-length-0 rows, pagecheck's strict float32 model
+/// (fp32 accumulators, one rounding of the output), deterministic.
+pc_variant common(const char* name, const char* description, pc_family family, uint64_t caps,
+                  const void* user_data) {
+  pc_variant v{};
+  v.struct_size = sizeof(pc_variant);
+  v.name = name;
+  v.description = description;
+  v.family = family;
+  v.dtype_mask = kAllDtypes;
+  v.kv_dtype_mask = 0;                         // = dtype
+  v.cache_kind_mask = 1u << PC_CACHE_X_SPLIT;  // x-split only
+  v.scale_kind_mask = 1u << PC_SCALE_NONE;     // no fp8 scales
+  v.head_sizes = kHeadSizes;
+  v.num_head_sizes = kNumHeadSizes;
+  v.block_sizes = kBlockSizes;
+  v.num_block_sizes = kNumBlockSizes;
+  v.caps = caps;
+  v.max_query_len = 1;
+  v.partition_sizes = nullptr;
+  v.num_partition_sizes = 0;
+  v.precision = pc_precision{};
+  v.precision.struct_size = sizeof(pc_precision);
+  v.context0 = PC_CONTEXT0_UNSUPPORTED;
+  v.nondeterministic = 0;
+  v.user_data = const_cast<void*>(user_data);
+  return v;
 }
 
-pc_variant gather(const char* name, const char* description, const CopyVariant* v) {
-  return pc_variant{name,
-                    description,
-                    PC_FAMILY_GATHER_CACHED_KV,
-                    kAllDtypes,
-                    kHeadSizes,
-                    kNumHeadSizes,
-                    kBlockSizes,
-                    kNumBlockSizes,
-                    kCopyCaps,
-                    &gather_can_implement,
-                    nullptr,
-                    &gather_launch,
-                    const_cast<CopyVariant*>(v)};
+pc_variant attention(const char* name, const char* description, const AttentionVariant* which) {
+  pc_variant v = common(name, description, PC_FAMILY_PAGED_ATTENTION, kAttentionCaps, which);
+  if (*which == AttentionVariant::kV2Split) {
+    // The sizes choose_partition_size can pick (attention_params.h).
+    v.partition_sizes = kPartitionSizes.data();
+    v.num_partition_sizes = static_cast<int32_t>(kPartitionSizes.size());
+  }
+  v.can_implement = &attention_can_implement;
+  v.workspace_bytes = &attention_workspace;
+  v.launch = &attention_launch;
+  return v;
 }
 
-pc_variant reshape(const char* name, const char* description, const CopyVariant* v) {
-  return pc_variant{name,
-                    description,
-                    PC_FAMILY_RESHAPE_AND_CACHE,
-                    kAllDtypes,
-                    kHeadSizes,
-                    kNumHeadSizes,
-                    kBlockSizes,
-                    kNumBlockSizes,
-                    kCopyCaps,
-                    &reshape_can_implement,
-                    nullptr,
-                    &reshape_launch,
-                    const_cast<CopyVariant*>(v)};
+pc_variant gather(const char* name, const char* description, const CopyVariant* which) {
+  pc_variant v = common(name, description, PC_FAMILY_GATHER_CACHED_KV, kCopyCaps, which);
+  v.can_implement = &gather_can_implement;
+  v.launch = &gather_launch;
+  return v;
+}
+
+pc_variant reshape(const char* name, const char* description, const CopyVariant* which) {
+  pc_variant v = common(name, description, PC_FAMILY_RESHAPE_AND_CACHE, kCopyCaps, which);
+  v.can_implement = &reshape_can_implement;
+  v.launch = &reshape_launch;
+  return v;
 }
 
 }  // namespace
-
 const pc_variant* builtin_variants(std::size_t* count) {
   // Function-local: safe to call from other translation units' static initializers.
   static const pc_variant kVariants[] = {

@@ -1,6 +1,9 @@
 /// choose_partition_size: the v2_split launcher's partition size for a grid (CPU only).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "attention/attention_params.h"
 
 namespace pagecheck::kernels {
@@ -53,6 +56,29 @@ TEST(PartitionSize, EveryChoiceIsALegalSizeThatHelpsTheGrid) {
       }
     }
   }
+}
+
+TEST(PartitionSize, TheDeclaredListIsExactlyWhatTheFunctionPicks) {
+  // v2_split declares kPartitionSizes (pc_variant::partition_sizes). Every size the launcher
+  // picks over a sweep of grids must be in it, and every declared size must be picked by some
+  // grid: the list is the function's range, neither more nor less.
+  std::set<int> picked;
+  for (int64_t slots = 1; slots <= 4096; slots = slots * 5 / 4 + 1) {
+    for (int64_t rows = 1; rows <= 2048; rows = rows * 3 / 2 + 1) {
+      for (int64_t ctx = 1; ctx <= 65536; ctx = ctx * 5 / 4 + 3) {
+        const int size = choose_partition_size(rows, ctx, slots);
+        ASSERT_NE(std::find(kPartitionSizes.begin(), kPartitionSizes.end(), size),
+                  kPartitionSizes.end())
+            << "rows " << rows << " ctx " << ctx << " slots " << slots << " -> " << size
+            << " is not declared";
+        picked.insert(size);
+      }
+    }
+  }
+  for (int32_t declared : kPartitionSizes) {
+    EXPECT_EQ(picked.count(declared), 1u) << declared << " is declared but never picked";
+  }
+  EXPECT_EQ(picked.size(), kPartitionSizes.size());
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // Registry: variant validation and plugin loading errors (CPU only).
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "pagecheck/registry.h"
 
@@ -14,12 +17,14 @@ using pagecheck::VariantRegistry;
 const int32_t kHeads[] = {64, 128};
 const int32_t kBlocks[] = {16};
 
-pc_status noop_launch(const pc_variant*, const void*, void*, void*, char*, size_t) {
+pc_status noop_launch(const pc_variant*, const pc_device_info*, const void*, void*, void*, char*,
+                      size_t) {
   return PC_STATUS_OK;
 }
 
 pc_variant make_variant(const char* name) {
   pc_variant v{};
+  v.struct_size = sizeof(pc_variant);
   v.name = name;
   v.description = "d";
   v.family = PC_FAMILY_PAGED_ATTENTION;
@@ -28,8 +33,16 @@ pc_variant make_variant(const char* name) {
   v.num_head_sizes = 2;
   v.block_sizes = kBlocks;
   v.num_block_sizes = 1;
+  v.precision.struct_size = sizeof(pc_precision);
   v.launch = &noop_launch;
   return v;
+}
+
+pc_device_info test_device() {
+  pc_device_info d{};
+  d.struct_size = sizeof d;
+  d.sm_count = 132;
+  return d;
 }
 
 std::string error_of(const std::function<void()>& f) {
@@ -44,18 +57,74 @@ std::string error_of(const std::function<void()>& f) {
 TEST(Registry, AddsCopiesAndFinds) {
   VariantRegistry r;
   std::string name = "v_a";
+  std::vector<int32_t> parts = {256, 512};
   pc_variant v = make_variant(name.c_str());
+  v.partition_sizes = parts.data();
+  v.num_partition_sizes = 2;
+  v.cache_kind_mask = (1u << PC_CACHE_NHD) | (1u << PC_CACHE_HND);
+  v.kv_dtype_mask = 1u << PC_DTYPE_FP8_E4M3;
+  v.scale_kind_mask = 1u << PC_SCALE_PER_KV_HEAD;
   r.add(v, "builtin");
-  name = "zzz";  // the registry must own its copy
+  name = "zzz";  // the registry must own its copies
+  parts = {1, 2};
   const auto* found = r.find(PC_FAMILY_PAGED_ATTENTION, "v_a");
   ASSERT_NE(found, nullptr);
   EXPECT_EQ(found->origin, "builtin");
+  EXPECT_EQ(found->abi_version, 2);
+  EXPECT_STREQ(found->variant.name, "v_a");
+  EXPECT_EQ(found->partition_sizes, (std::vector<int32_t>{256, 512}));
+  ASSERT_EQ(found->variant.num_partition_sizes, 2);
+  EXPECT_EQ(found->variant.partition_sizes[1], 512);
   EXPECT_TRUE(found->supports(PC_DTYPE_FLOAT16, 128, 16));
   EXPECT_FALSE(found->supports(PC_DTYPE_FLOAT32, 128, 16));
   EXPECT_FALSE(found->supports(PC_DTYPE_FLOAT16, 80, 16));
   EXPECT_FALSE(found->supports(PC_DTYPE_FLOAT16, 128, 8));
+  EXPECT_TRUE(found->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_FP8_E4M3));
+  EXPECT_FALSE(found->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_FLOAT16));
+  EXPECT_TRUE(found->supports_cache_kind(PC_CACHE_NHD));
+  EXPECT_FALSE(found->supports_cache_kind(PC_CACHE_X_SPLIT));
+  EXPECT_TRUE(found->supports_scale_kind(PC_SCALE_PER_KV_HEAD));
+  EXPECT_FALSE(found->supports_scale_kind(PC_SCALE_NONE));
   EXPECT_EQ(r.find(PC_FAMILY_GATHER_CACHED_KV, "v_a"), nullptr);
   EXPECT_EQ(r.family(PC_FAMILY_PAGED_ATTENTION).size(), 1u);
+}
+
+TEST(Registry, ZeroMasksMeanTheDefaults) {
+  VariantRegistry r;
+  r.add(make_variant("plain"), "test");
+  const auto* v = r.find(PC_FAMILY_PAGED_ATTENTION, "plain");
+  ASSERT_NE(v, nullptr);
+  EXPECT_TRUE(v->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_FLOAT16));
+  EXPECT_FALSE(v->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_BFLOAT16));
+  EXPECT_TRUE(v->supports_cache_kind(PC_CACHE_X_SPLIT));
+  EXPECT_FALSE(v->supports_cache_kind(PC_CACHE_NHD));
+  EXPECT_TRUE(v->supports_scale_kind(PC_SCALE_NONE));
+  EXPECT_FALSE(v->supports_scale_kind(PC_SCALE_PER_TENSOR));
+  EXPECT_EQ(v->max_query_len(), 1);
+  EXPECT_FALSE(v->nondeterministic());
+  EXPECT_TRUE(v->partition_sizes.empty());
+}
+
+TEST(Registry, WrapperCallsTheVariantWithTheDevice) {
+  VariantRegistry r;
+  pc_variant v = make_variant("w");
+  v.can_implement = [](const pc_variant* self, const pc_device_info* d, const void*, char* msg,
+                       size_t len) {
+    std::snprintf(msg, len, "%s on %d SMs", self->name, d->sm_count);
+    return PC_STATUS_UNSUPPORTED;
+  };
+  r.add(v, "test");
+  const auto* info = r.find(PC_FAMILY_PAGED_ATTENTION, "w");
+  ASSERT_NE(info, nullptr);
+  pc_paged_attention_args args{};
+  args.struct_size = sizeof args;
+  std::string msg;
+  EXPECT_EQ(info->can_implement(test_device(), &args, &msg), PC_STATUS_UNSUPPORTED);
+  EXPECT_EQ(msg, "w on 132 SMs");
+  EXPECT_EQ(info->can_implement(test_device(), nullptr, &msg), PC_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(info->launch(test_device(), &args, nullptr, nullptr, &msg), PC_STATUS_OK);
+  EXPECT_EQ(msg, "");
+  EXPECT_EQ(info->workspace_bytes(test_device(), &args), 0u);  // no workspace_bytes function
 }
 
 TEST(Registry, RejectsBadVariants) {
@@ -74,12 +143,33 @@ TEST(Registry, RejectsBadVariants) {
   pc_variant no_launch = make_variant("no_launch");
   no_launch.launch = nullptr;
   EXPECT_NE(error_of([&] { r.add(no_launch, "x.so"); }).find("no launch"), std::string::npos);
+  pc_variant small = make_variant("small");
+  small.struct_size = offsetof(pc_variant, launch);
+  EXPECT_NE(error_of([&] { r.add(small, "x.so"); }).find("struct_size"), std::string::npos);
+  pc_variant unknown_cap = make_variant("unknown_cap");
+  unknown_cap.caps = uint64_t{1} << 40;
+  EXPECT_NE(error_of([&] { r.add(unknown_cap, "x.so"); }).find("caps has bits"), std::string::npos);
+  pc_variant unknown_kind = make_variant("unknown_kind");
+  unknown_kind.cache_kind_mask = 1u << 7;
+  EXPECT_NE(error_of([&] { r.add(unknown_kind, "x.so"); }).find("cache_kind_mask"),
+            std::string::npos);
+  pc_variant precision = make_variant("precision");
+  precision.precision.struct_size = 0;
+  precision.precision.rounded = PC_ROUND_LOGITS;
+  EXPECT_NE(error_of([&] { r.add(precision, "x.so"); }).find("precision.struct_size"),
+            std::string::npos);
+  pc_variant parts = make_variant("parts");
+  parts.num_partition_sizes = 3;
+  EXPECT_NE(error_of([&] { r.add(parts, "x.so"); }).find("partition_sizes"), std::string::npos);
+  pc_variant context0 = make_variant("context0");
+  context0.context0 = static_cast<pc_context0>(9);
+  EXPECT_NE(error_of([&] { r.add(context0, "x.so"); }).find("context0"), std::string::npos);
   EXPECT_EQ(r.variants().size(), 1u);
 }
 
 TEST(Registry, FamilyNamesRoundTrip) {
-  for (pc_family f : {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV,
-                      PC_FAMILY_RESHAPE_AND_CACHE}) {
+  for (pc_family f :
+       {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV, PC_FAMILY_RESHAPE_AND_CACHE}) {
     EXPECT_EQ(pagecheck::parse_family(pagecheck::family_name(f)), f);
   }
   EXPECT_THROW(pagecheck::parse_family("attention"), std::invalid_argument);
@@ -91,11 +181,51 @@ TEST(PluginLoading, GoodPluginRegistersItsVariant) {
   const auto* v = r.find(PC_FAMILY_GATHER_CACHED_KV, "test_plugin_gather");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->origin, TEST_PLUGIN_GOOD);
-  char msg[128] = {};
-  EXPECT_EQ(v->variant.launch(&v->variant, nullptr, nullptr, nullptr, msg, sizeof msg),
-            PC_STATUS_UNSUPPORTED);
-  EXPECT_STREQ(msg, "test plugin: launch refused");
+  EXPECT_EQ(v->abi_version, 2);
+  pc_gather_args args{};
+  args.struct_size = sizeof args;
+  std::string msg;
+  EXPECT_EQ(v->launch(test_device(), &args, nullptr, nullptr, &msg), PC_STATUS_UNSUPPORTED);
+  EXPECT_EQ(msg, "test plugin: launch refused on 132 SMs");
+  EXPECT_EQ(v->can_implement(test_device(), &args, &msg), PC_STATUS_OK);  // none declared
 }
+
+#ifdef EXAMPLE_PLUGIN
+TEST(PluginLoading, TheExamplePluginIsAVersionTwoPlugin) {
+  VariantRegistry r;
+  r.load_plugin(EXAMPLE_PLUGIN);
+  const auto* v = r.find(PC_FAMILY_GATHER_CACHED_KV, "example_plugin_gather");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->abi_version, 2);
+  for (pc_cache_kind kind : {PC_CACHE_X_SPLIT, PC_CACHE_NHD, PC_CACHE_HND}) {
+    EXPECT_TRUE(v->supports_cache_kind(kind)) << kind;
+  }
+  EXPECT_TRUE(v->supports(PC_DTYPE_FP8_E4M3, 128, 16));
+  EXPECT_TRUE(v->has_caps(PC_CAP_COMBINED_KV | PC_CAP_CACHE_PAD | PC_CAP_LARGE_CACHE));
+  EXPECT_FALSE(v->has_caps(PC_CAP_DEQUANTIZE));
+  // can_implement runs on the host: a dequantizing gather and a dtype mismatch are refused.
+  pc_gather_args g{};
+  g.struct_size = sizeof g;
+  g.dtype = PC_DTYPE_FLOAT16;
+  g.num_tokens = 4;
+  g.cache.struct_size = sizeof g.cache;
+  g.cache.kind = PC_CACHE_NHD;
+  g.cache.dtype = PC_DTYPE_FLOAT16;
+  g.cache.num_kv_heads = 2;
+  g.cache.head_size = 128;
+  g.cache.block_size = 16;
+  g.cache.key = {16 * 2 * 128, 128, 2 * 128, 0, 1, 128};
+  g.cache.value = g.cache.key;
+  std::string msg;
+  EXPECT_EQ(v->can_implement(test_device(), &g, &msg), PC_STATUS_OK) << msg;
+  g.dequantize = 1;
+  EXPECT_EQ(v->can_implement(test_device(), &g, &msg), PC_STATUS_UNSUPPORTED);
+  EXPECT_NE(msg.find("dequantize"), std::string::npos) << msg;
+  g.dequantize = 0;
+  g.cache.dtype = PC_DTYPE_FP8_E4M3;
+  EXPECT_EQ(v->can_implement(test_device(), &g, &msg), PC_STATUS_INVALID_ARGUMENT);
+}
+#endif
 
 TEST(PluginLoading, ErrorsNameThePluginAndTheProblem) {
   struct Case {
@@ -103,7 +233,9 @@ TEST(PluginLoading, ErrorsNameThePluginAndTheProblem) {
     const char* expected;
   };
   const Case cases[] = {
-      {TEST_PLUGIN_BAD_ABI, "built for plugin ABI version 999"},
+      {TEST_PLUGIN_BAD_ABI,
+       "built for plugin ABI version 999, this pagecheck loads versions 1 to 2"},
+      {TEST_PLUGIN_SMALL_STRUCT, "struct_size"},
       {TEST_PLUGIN_NO_REGISTER, "missing symbol pagecheck_plugin_register"},
       {TEST_PLUGIN_DECLARES_NOTHING, "declares no supported dtype"},
       {TEST_PLUGIN_REGISTERS_NONE, "registered no variant"},

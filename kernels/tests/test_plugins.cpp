@@ -1,9 +1,12 @@
-// Test plugins for the registry's plugin loading, one per PLUGIN_KIND (compile definition):
+// Version-2 test plugins for the registry's plugin loading, one per PLUGIN_KIND (compile
+// definition):
 //   1 good: registers one gather variant whose launch refuses (no GPU work)
 //   2 wrong ABI version   3 no registration function   4 a variant that declares nothing
 //   5 registers no variant   6 registration function returns an error
+//   7 a variant whose struct_size is smaller than pc_variant
 #include <pagecheck/plugin.h>
 
+#include <cstddef>
 #include <cstdio>
 
 #if PLUGIN_KIND == 2
@@ -16,8 +19,10 @@ namespace {
 const int32_t kHeadSizes[] = {128};
 const int32_t kBlockSizes[] = {16};
 
-pc_status refuse(const pc_variant*, const void*, void*, void*, char* msg, size_t msg_len) {
-  std::snprintf(msg, msg_len, "test plugin: launch refused");
+[[maybe_unused]] pc_status refuse(const pc_variant*, const pc_device_info* device, const void*,
+                                  void*, void*, char* msg, size_t msg_len) {
+  std::snprintf(msg, msg_len, "test plugin: launch refused on %d SMs",
+                device != nullptr ? device->sm_count : -1);
   return PC_STATUS_UNSUPPORTED;
 }
 }  // namespace
@@ -31,7 +36,9 @@ extern "C" PAGECHECK_PLUGIN_VISIBLE int pagecheck_plugin_register(const pc_host*
   (void)host;
   return 7;
 #else
+  if (host == nullptr || host->abi_version != PAGECHECK_PLUGIN_ABI_VERSION) return 1;
   pc_variant v{};
+  v.struct_size = PLUGIN_KIND == 7 ? offsetof(pc_variant, caps) : sizeof(pc_variant);
   v.name = "test_plugin_gather";
   v.description = "test plugin variant";
   v.family = PC_FAMILY_GATHER_CACHED_KV;
@@ -40,6 +47,7 @@ extern "C" PAGECHECK_PLUGIN_VISIBLE int pagecheck_plugin_register(const pc_host*
   v.num_head_sizes = 1;
   v.block_sizes = kBlockSizes;
   v.num_block_sizes = 1;
+  v.precision.struct_size = sizeof(pc_precision);
   v.launch = &refuse;
   return host->add_variant(host->context, &v) == PC_STATUS_OK ? 0 : 1;
 #endif

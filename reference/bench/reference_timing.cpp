@@ -1,6 +1,8 @@
 /// Times the CPU reference on the sizing case: 32 sequences of 4096 tokens, 40 heads
 /// (MHA), head size 128, block size 16, float16. Not a test; run it by hand:
-///   pagecheck_reference_timing [num_threads] [repeats] [num_kv_heads] [dtype]
+///   pagecheck_reference_timing [num_threads] [repeats] [num_kv_heads] [dtype] [cache kind]
+///                              [context] [sequences]
+/// (an fp8 dtype is the cache's, with float16 queries).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -49,32 +51,39 @@ const char* float16_decoder() {
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
-  const int64_t num_seqs = 32, num_heads = 40, head_size = 128, block_size = 16, ctx = 4096;
+  const int64_t num_heads = 40, head_size = 128, block_size = 16;
+  const int64_t ctx = argc > 6 ? std::atoi(argv[6]) : 4096;
+  const int64_t num_seqs = argc > 7 ? std::atoi(argv[7]) : 32;
   const int64_t num_kv_heads = argc > 3 ? std::atoi(argv[3]) : num_heads;
   const DType dtype = argc > 4 ? parse_dtype(argv[4]) : DType::kFloat16;
+  const ref::CacheKind kind = argc > 5 ? ref::parse_cache_kind(argv[5]) : ref::CacheKind::kXSplit;
   const std::size_t size = dtype_size(dtype);
   const int64_t blocks_per_seq = ctx / block_size;
   std::mt19937_64 rng(7);
 
+  // An fp8 dtype is the cache's (per-tensor scales of 1); its queries are float16.
+  const bool fp8 = dtype_info(dtype).fp8;
   ref::PagedAttentionProblem p;
-  p.dtype = dtype;
-  p.num_seqs = num_seqs;
+  p.dtype = fp8 ? DType::kFloat16 : dtype;
   p.num_heads = num_heads;
-  p.max_blocks_per_seq = blocks_per_seq;
   p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_size)));
   p.query_layout = ref::TokenLayout::packed(num_seqs, num_heads, head_size);
-  p.cache = ref::PagedCacheLayout::packed(p.dtype, num_seqs * blocks_per_seq, num_kv_heads,
-                                          head_size, block_size);
-  p.query.resize(p.query_layout.span() * size);
+  p.cache = ref::make_cache_layout(
+      kind, dtype, {num_seqs * blocks_per_seq, num_kv_heads, head_size, block_size}, {}, false,
+      fp8 ? ref::ScaleKind::kPerTensor : ref::ScaleKind::kNone);
+  if (fp8) p.k_scale = p.v_scale = {1.0f};
+  p.query.resize(p.query_layout.span() * dtype_size(p.dtype));
   p.key_cache.resize(p.cache.key_span() * size);
   p.value_cache.resize(p.cache.value_span() * size);
-  fill_random(dtype, p.query, rng);
+  fill_random(p.dtype, p.query, rng);
   fill_random(dtype, p.key_cache, rng);
   fill_random(dtype, p.value_cache, rng);
-  p.block_table.resize(num_seqs * blocks_per_seq);
-  std::iota(p.block_table.begin(), p.block_table.end(), 0);
-  std::shuffle(p.block_table.begin(), p.block_table.end(), rng);
-  p.context_lens.assign(num_seqs, static_cast<int32_t>(ctx));
+  p.batch.num_seqs = num_seqs;
+  p.batch.max_blocks_per_seq = blocks_per_seq;
+  p.batch.block_table.resize(num_seqs * blocks_per_seq);
+  std::iota(p.batch.block_table.begin(), p.batch.block_table.end(), 0);
+  std::shuffle(p.batch.block_table.begin(), p.batch.block_table.end(), rng);
+  p.batch.context_lens.assign(num_seqs, static_cast<int32_t>(ctx));
 
   double best = 1e30;
   for (int r = 0; r < repeats; ++r) {
@@ -88,9 +97,10 @@ int main(int argc, char** argv) {
     std::printf("run %d: %.3f s wall, %.3f s cpu (out[0] = %.6f)\n", r, s, cpu, result.out[0]);
   }
   std::printf(
-      "paged_attention reference: 32 seqs x 4096 tokens, 40/%lld heads, head 128, block 16, %s, "
-      "%d threads (hardware %u, float16 via %s): best %.3f s\n",
-      static_cast<long long>(num_kv_heads), dtype_name(dtype), threads,
+      "paged_attention reference: %lld seqs x %lld tokens, 40/%lld heads, head 128, block 16, %s, "
+      "%s, %d threads (hardware %u, float16 via %s): best %.6f s\n",
+      static_cast<long long>(num_seqs), static_cast<long long>(ctx),
+      static_cast<long long>(num_kv_heads), dtype_name(dtype), ref::cache_kind_name(kind), threads,
       std::thread::hardware_concurrency(), float16_decoder(), best);
   return 0;
 }

@@ -1,8 +1,10 @@
-/// Reference paged-attention decode. Work is split into (sequence, kv head) groups: a group's
-/// key and value tiles are decoded once into doubles and reused by every query head of the
-/// group. Logits, the max-subtracted softmax and the weighted value sum are accumulated in
-/// double with Eigen; one matrix-vector product per query head and block, so that a GQA group
-/// computes bit for bit what the same heads compute with repeated kv heads.
+/// Reference paged attention. Work is split into (sequence, kv head) groups: a group's key and
+/// value tiles are decoded once into doubles and reused by every query row and query head of
+/// the group (the sequence's new tokens times the heads sharing the kv head). Logits, the
+/// max-subtracted softmax and the weighted value sum are accumulated in double with Eigen; one
+/// matrix-vector product per query vector and block over exactly the slots that vector
+/// attends, so that a GQA group computes bit for bit what the same heads compute with repeated
+/// kv heads, and a query row computes bit for bit what a decode of its own context would.
 #include "pagecheck/reference/paged_attention.h"
 
 #include <Eigen/Core>
@@ -22,94 +24,182 @@ namespace pagecheck::ref {
 namespace {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Key positions [lo, hi) that query row `row` of a sequence attends (lo == hi: none).
+struct AttendedRange {
+  int64_t position = 0;  ///< the row's position p = context_len - query_len + row
+  int64_t lo = 0;        ///< first attended key position
+  int64_t hi = 0;        ///< one past the last attended key position
+};
+
+AttendedRange attended_range(const AttentionFeatures& f, int64_t context_len, int64_t query_len,
+                             int64_t row) {
+  AttendedRange r;
+  r.position = context_len - query_len + row;
+  r.hi = f.causal ? std::min(r.position + 1, context_len) : context_len;
+  r.lo = f.window > 0 ? std::max<int64_t>(0, r.position - f.window + 1) : 0;
+  r.hi = std::max(r.hi, r.lo);
+  return r;
+}
+
+/// The scale of kv head `head` in an fp8 cache's scale array (1 when there are none).
+double head_scale(const std::vector<float>& scales, ScaleKind kind, int64_t head) {
+  if (scales.empty()) return 1.0;
+  return scales[kind == ScaleKind::kPerKvHead ? head : 0];
+}
 
 /// Computes the groups of one problem; holds scratch buffers reused across groups.
 class GroupWorker {
  public:
   GroupWorker(const PagedAttentionProblem& p, PagedAttentionResult& r)
-      : p_(p), r_(r), group_(p.num_heads / p.num_kv_heads()) {
+      : p_(p),
+        r_(r),
+        group_(p.num_heads / p.num_kv_heads()),
+        key_plan_(detail::make_tile_plan(p.cache, detail::CacheTensor::kKey, {p.head_size(), 1})),
+        value_plan_(
+            detail::make_tile_plan(p.cache, detail::CacheTensor::kValue, {1, p.block_size()})),
+        value_buffer_(p.cache.combined ? p.key_cache.data() : p.value_cache.data()) {
     key_tile_.resize(p.block_size(), p.head_size());
     value_tile_.resize(p.head_size(), p.block_size());
-    queries_.assign(group_, Eigen::VectorXd(p.head_size()));
-    weights_.resize(group_);
-    accum_.assign(group_, Eigen::VectorXd(p.head_size()));
-    sums_.resize(group_);
   }
 
-  /// Fills out[seq, h, :] and lse[seq, h] for the query heads h of kv head `kv_head`.
+  /// Fills out and lse of every query row of `seq` for the query heads of kv head `kv_head`.
   void run(int64_t seq, int64_t kv_head) {
-    const PagedCacheLayout& c = p_.cache;
-    const int64_t hs = c.head_size, bs = c.block_size;
-    const int64_t ctx = p_.context_lens[seq];
-    const int64_t num_used_blocks = (ctx + bs - 1) / bs;  // entries past these are never read
-    const int32_t* table = p_.block_table.data() + seq * p_.max_blocks_per_seq;
+    const RaggedBatch& batch = p_.batch;
+    const int64_t hs = p_.head_size(), bs = p_.block_size();
+    const int64_t ctx = batch.context_lens[seq];
+    const int64_t q_len = batch.query_len(seq), first_row = batch.query_begin(seq);
     const int64_t first_head = kv_head * group_;
-    for (int64_t j = 0; j < group_; ++j) {
+    const int64_t count = q_len * group_;  // query vectors: row-major over (row, head of group)
+    if (static_cast<int64_t>(queries_.size()) < count) grow(count);
+    // The span of key positions any vector attends: the union of the rows' ranges.
+    int64_t span_lo = ctx, span_hi = 0;
+    for (int64_t i = 0; i < q_len; ++i) {
+      const AttendedRange range = attended_range(p_.features, ctx, q_len, i);
+      for (int64_t j = 0; j < group_; ++j) ranges_[i * group_ + j] = range;
+      if (range.lo < range.hi) {
+        span_lo = std::min(span_lo, range.lo);
+        span_hi = std::max(span_hi, range.hi);
+      }
+    }
+    for (int64_t v = 0; v < count; ++v) {
+      const int64_t row = first_row + v / group_, head = first_head + v % group_;
       for (int64_t d = 0; d < hs; ++d) {
-        queries_[j](d) =
-            load_element(p_.dtype, p_.query.data(), p_.query_layout.offset(seq, first_head + j, d));
+        queries_[v](d) =
+            load_element(p_.dtype, p_.query.data(), p_.query_layout.offset(row, head, d));
       }
-      weights_[j].resize(ctx);
+      weights_[v].resize(ranges_[v].hi - ranges_[v].lo);
+      accum_[v].setZero();
     }
-    // Pass 1: logits[t] = scale * q . k_t (+ ALiBi below), one decoded key tile at a time.
-    for (int64_t b = 0; b < num_used_blocks; ++b) {
-      if (b + 1 < num_used_blocks) {
-        detail::prefetch_key_tile(p_.dtype, c, p_.key_cache.data(), table[b + 1], kv_head);
+    const int64_t first_block = span_lo / bs, end_block = (span_hi + bs - 1) / bs;
+    const int32_t* table = batch.block_table.data() + seq * batch.max_blocks_per_seq;
+    const double k_scale = head_scale(p_.k_scale, p_.cache.scale_kind, kv_head);
+    const double v_scale = head_scale(p_.v_scale, p_.cache.scale_kind, kv_head);
+
+    // Pass 1: logits[t] = q . k_t, one decoded key tile at a time, only the attended slots.
+    for (int64_t b = first_block; b < end_block; ++b) {
+      if (b + 1 < end_block) {
+        detail::prefetch_tile(p_.cache, key_plan_, p_.key_cache.data(), table[b + 1], kv_head);
       }
-      const int64_t rows = std::min(bs, ctx - b * bs);  // never touch slots past the context
-      detail::decode_key_tile(p_.dtype, c, p_.key_cache.data(), table[b], kv_head, rows,
-                              key_tile_.data());
-      for (int64_t j = 0; j < group_; ++j) {
-        weights_[j].segment(b * bs, rows).noalias() = key_tile_.topRows(rows) * queries_[j];
+      const int64_t s0 = std::max(span_lo, b * bs) - b * bs;
+      const int64_t s1 = std::min(span_hi, (b + 1) * bs) - b * bs;
+      detail::decode_tile(p_.cache, key_plan_, p_.key_cache.data(), table[b], kv_head, s0, s1,
+                          k_scale, key_tile_.data());
+      for (int64_t v = 0; v < count; ++v) {
+        const int64_t t0 = std::max(ranges_[v].lo, b * bs);
+        const int64_t t1 = std::min(ranges_[v].hi, (b + 1) * bs);
+        if (t0 >= t1) continue;
+        weights_[v].segment(t0 - ranges_[v].lo, t1 - t0).noalias() =
+            key_tile_.middleRows(t0 - b * bs, t1 - t0) * queries_[v];
       }
     }
-    // Stable softmax: w_t = exp(l_t - max); lse = max + log(sum_t w_t).
-    const double scale = p_.scale;
-    for (int64_t j = 0; j < group_; ++j) {
-      Eigen::VectorXd& w = weights_[j];
-      w *= scale;
-      if (!p_.alibi_slopes.empty()) {
-        const double slope = p_.alibi_slopes[first_head + j];
-        for (int64_t t = 0; t < ctx; ++t) w(t) += slope * static_cast<double>(t - ctx + 1);
-      }
-      const double max = w.maxCoeff();
-      double sum = 0;
-      for (int64_t t = 0; t < ctx; ++t) {
-        w(t) = std::exp(w(t) - max);
-        sum += w(t);
-      }
-      sums_[j] = sum;
-      r_.lse[seq * p_.num_heads + first_head + j] = max + std::log(sum);
-      accum_[j].setZero();
-    }
+    for (int64_t v = 0; v < count; ++v) softmax(v, first_row + v / group_, first_head + v % group_);
     // Pass 2: accum = sum_t w_t * v_t, one decoded value tile at a time; out = accum / sum.
-    for (int64_t b = 0; b < num_used_blocks; ++b) {
-      if (b + 1 < num_used_blocks) {
-        detail::prefetch_value_tile(p_.dtype, c, p_.value_cache.data(), table[b + 1], kv_head);
+    for (int64_t b = first_block; b < end_block; ++b) {
+      if (b + 1 < end_block) {
+        detail::prefetch_tile(p_.cache, value_plan_, value_buffer_, table[b + 1], kv_head);
       }
-      const int64_t cols = std::min(bs, ctx - b * bs);
-      detail::decode_value_tile(p_.dtype, c, p_.value_cache.data(), table[b], kv_head, cols,
-                                value_tile_.data());
-      for (int64_t j = 0; j < group_; ++j) {
-        accum_[j].noalias() += value_tile_.leftCols(cols) * weights_[j].segment(b * bs, cols);
+      const int64_t s0 = std::max(span_lo, b * bs) - b * bs;
+      const int64_t s1 = std::min(span_hi, (b + 1) * bs) - b * bs;
+      detail::decode_tile(p_.cache, value_plan_, value_buffer_, table[b], kv_head, s0, s1, v_scale,
+                          value_tile_.data());
+      for (int64_t v = 0; v < count; ++v) {
+        const int64_t t0 = std::max(ranges_[v].lo, b * bs);
+        const int64_t t1 = std::min(ranges_[v].hi, (b + 1) * bs);
+        if (t0 >= t1) continue;
+        accum_[v].noalias() += value_tile_.middleCols(t0 - b * bs, t1 - t0) *
+                               weights_[v].segment(t0 - ranges_[v].lo, t1 - t0);
       }
     }
-    for (int64_t j = 0; j < group_; ++j) {
-      double* out = r_.out.data() + (seq * p_.num_heads + first_head + j) * hs;
-      for (int64_t d = 0; d < hs; ++d) out[d] = accum_[j](d) / sums_[j];
+    for (int64_t v = 0; v < count; ++v) {
+      const int64_t row = first_row + v / group_, head = first_head + v % group_;
+      double* out = r_.out.data() + (row * p_.num_heads + head) * hs;
+      const bool empty = ranges_[v].lo >= ranges_[v].hi;
+      for (int64_t d = 0; d < hs; ++d) out[d] = empty ? 0.0 : accum_[v](d) / sums_[v];
     }
   }
 
  private:
+  /// Room for `count` query vectors.
+  void grow(int64_t count) {
+    queries_.resize(count, Eigen::VectorXd(p_.head_size()));
+    weights_.resize(count);
+    accum_.resize(count, Eigen::VectorXd(p_.head_size()));
+    sums_.resize(count);
+    ranges_.resize(count);
+  }
+
+  /// Turns the dot products of vector `v` (query row `row`, head `head`) into max-subtracted
+  /// weights w_t = exp(l_t - m) and writes lse = m + log(sum); the order of operations is
+  /// docs/reference.md's: scale, soft-cap, ALiBi, (window: the range), sink.
+  void softmax(int64_t v, int64_t row, int64_t head) {
+    const AttentionFeatures& f = p_.features;
+    const AttendedRange& range = ranges_[v];
+    double& lse = r_.lse[row * p_.num_heads + head];
+    if (range.lo >= range.hi) {
+      lse = -std::numeric_limits<double>::infinity();
+      return;
+    }
+    Eigen::VectorXd& w = weights_[v];
+    const int64_t n = range.hi - range.lo;
+    w *= static_cast<double>(p_.scale);
+    if (f.soft_cap > 0) {
+      const double cap = f.soft_cap;
+      for (int64_t t = 0; t < n; ++t) w(t) = cap * std::tanh(w(t) / cap);
+    }
+    if (!f.alibi_slopes.empty()) {
+      const double slope = f.alibi_slopes[head];
+      for (int64_t t = 0; t < n; ++t) {
+        w(t) += slope * static_cast<double>(range.lo + t - range.position);
+      }
+    }
+    double max = w.maxCoeff();
+    const bool sink = !f.sinks.empty();
+    if (sink) max = std::max(max, static_cast<double>(f.sinks[head]));
+    double sum = 0;
+    for (int64_t t = 0; t < n; ++t) {
+      w(t) = std::exp(w(t) - max);
+      sum += w(t);
+    }
+    if (sink) sum += std::exp(static_cast<double>(f.sinks[head]) - max);
+    sums_[v] = sum;
+    lse = max + std::log(sum);
+  }
+
   const PagedAttentionProblem& p_;
   PagedAttentionResult& r_;
   int64_t group_;                         ///< query heads per kv head
+  detail::TilePlan key_plan_;             ///< runs of a key tile
+  detail::TilePlan value_plan_;           ///< runs of a value tile
+  const std::byte* value_buffer_;         ///< value_cache, or key_cache when combined
   RowMatrix key_tile_;                    ///< [block_size, head_size] decoded keys
   RowMatrix value_tile_;                  ///< [head_size, block_size] decoded values
-  std::vector<Eigen::VectorXd> queries_;  ///< per query head of the group: decoded query
-  std::vector<Eigen::VectorXd> weights_;  ///< per query head: logits, then exp(l - max)
-  std::vector<Eigen::VectorXd> accum_;    ///< per query head: weighted value sum
-  std::vector<double> sums_;              ///< per query head: softmax denominator
+  std::vector<Eigen::VectorXd> queries_;  ///< per query vector: decoded query
+  std::vector<Eigen::VectorXd> weights_;  ///< per query vector: logits, then exp(l - max)
+  std::vector<Eigen::VectorXd> accum_;    ///< per query vector: weighted value sum
+  std::vector<double> sums_;              ///< per query vector: softmax denominator
+  std::vector<AttendedRange> ranges_;     ///< per query vector: attended key positions
 };
 
 }  // namespace
@@ -126,16 +216,16 @@ PagedAttentionResult paged_attention(const PagedAttentionProblem& problem,
                                      const ReferenceOptions& options) {
   problem.validate();
   PagedAttentionResult result;
-  result.num_seqs = problem.num_seqs;
+  result.num_rows = problem.batch.num_query_tokens();
   result.num_heads = problem.num_heads;
   result.head_size = problem.head_size();
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  result.out.assign(problem.num_seqs * problem.num_heads * problem.head_size(), kNaN);
-  result.lse.assign(problem.num_seqs * problem.num_heads, kNaN);
+  result.out.assign(result.num_rows * problem.num_heads * problem.head_size(), kNaN);
+  result.lse.assign(result.num_rows * problem.num_heads, kNaN);
 
   // Groups are handed out dynamically to num_threads workers (the caller's thread included).
   const int64_t num_kv_heads = problem.num_kv_heads();
-  const int64_t num_tasks = problem.num_seqs * num_kv_heads;
+  const int64_t num_tasks = problem.num_seqs() * num_kv_heads;
+  if (num_tasks == 0) return result;
   int64_t num_threads = options.num_threads > 0
                             ? options.num_threads
                             : static_cast<int64_t>(std::thread::hardware_concurrency());

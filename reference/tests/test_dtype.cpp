@@ -1,6 +1,6 @@
-/// Storage dtypes: every float16 / bfloat16 bit pattern round-trips, stores round to nearest
-/// even from double in one step (no double rounding through float), and the reference's fast
-/// tile decoders agree with load_element on every bit pattern.
+/// Storage dtypes: the table agrees with the formats it describes, names parse, every float16 /
+/// bfloat16 bit pattern round-trips, and stores round to nearest even from double in one step
+/// (no double rounding through float). fp8 codes are tested in test_fp8.cpp.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 #include "pagecheck/reference/dtype.h"
 
@@ -29,21 +30,78 @@ double from_bits16(DType dtype, uint16_t bits) {
   return load_element(dtype, in, 0);
 }
 
-TEST(DType, NamesSizesAndParsing) {
-  EXPECT_EQ(dtype_size(DType::kFloat32), 4u);
-  EXPECT_EQ(dtype_size(DType::kFloat16), 2u);
-  EXPECT_EQ(dtype_x(DType::kFloat32), 4);
-  EXPECT_EQ(dtype_x(DType::kBFloat16), 8);
-  EXPECT_STREQ(dtype_name(DType::kBFloat16), "bfloat16");
+/// The value of the bit pattern `bits` of an element of `dtype`, through load_element.
+double value_of_bits(DType dtype, uint32_t bits) {
+  std::byte in[4];
+  std::memcpy(in, &bits, 4);  // little-endian: the low bytes are the element
+  return load_element(dtype, in, 0);
+}
+
+TEST(DType, TableRowsAreInEnumOrderAndMatchTheFormats) {
+  const auto& rows = all_dtypes();
+  ASSERT_EQ(rows.size(), 5u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(rows[i].dtype), i) << rows[i].name;
+    EXPECT_EQ(&dtype_info(rows[i].dtype), &rows[i]);
+    EXPECT_EQ(dtype_size(rows[i].dtype), rows[i].bytes);
+    EXPECT_EQ(dtype_x(rows[i].dtype), 16 / static_cast<int64_t>(rows[i].bytes));
+    EXPECT_STREQ(dtype_name(rows[i].dtype), rows[i].name);
+    EXPECT_EQ(rows[i].fp8, rows[i].bytes == 1) << rows[i].name;
+    EXPECT_EQ(rows[i].query_dtype, !rows[i].fp8) << rows[i].name;
+    EXPECT_EQ(rows[i].hdf5 == Hdf5Storage::kIeeeFloat,
+              rows[i].dtype == DType::kFloat32 || rows[i].dtype == DType::kFloat16);
+    // Poison patterns are NaN in their own dtype, and the two differ.
+    EXPECT_TRUE(std::isnan(value_of_bits(rows[i].dtype, rows[i].poison_bits))) << rows[i].name;
+    EXPECT_TRUE(std::isnan(value_of_bits(rows[i].dtype, rows[i].output_poison_bits)))
+        << rows[i].name;
+    EXPECT_NE(rows[i].poison_bits, rows[i].output_poison_bits) << rows[i].name;
+    if (rows[i].bytes < 4) {  // no bits beyond the element's width
+      EXPECT_EQ(rows[i].poison_bits >> (8 * rows[i].bytes), 0u) << rows[i].name;
+      EXPECT_EQ(rows[i].output_poison_bits >> (8 * rows[i].bytes), 0u) << rows[i].name;
+    }
+  }
+  // The 32-bit float row against the C++ limits; the 16-bit rows against their bit patterns.
+  EXPECT_EQ(dtype_info(DType::kFloat32).max_finite, std::numeric_limits<float>::max());
+  EXPECT_EQ(dtype_info(DType::kFloat32).min_normal, std::numeric_limits<float>::min());
+  EXPECT_EQ(dtype_info(DType::kFloat32).mantissa_bits, std::numeric_limits<float>::digits);
+  EXPECT_EQ(dtype_info(DType::kFloat16).max_finite, value_of_bits(DType::kFloat16, 0x7bff));
+  EXPECT_EQ(dtype_info(DType::kFloat16).min_normal, value_of_bits(DType::kFloat16, 0x0400));
+  EXPECT_EQ(dtype_info(DType::kBFloat16).max_finite, value_of_bits(DType::kBFloat16, 0x7f7f));
+  EXPECT_EQ(dtype_info(DType::kBFloat16).min_normal, value_of_bits(DType::kBFloat16, 0x0080));
+  // Precision: 1 + 2^-(p-1) is the next value after 1, 1 + 2^-p rounds back to 1 (a tie).
+  for (DType d : {DType::kFloat16, DType::kBFloat16, DType::kFloat8E4M3, DType::kFloat8E5M2}) {
+    const int p = dtype_info(d).mantissa_bits;
+    std::byte out[2];
+    store_element(d, out, 0, 1.0 + std::ldexp(1.0, 1 - p));
+    EXPECT_EQ(load_element(d, out, 0), 1.0 + std::ldexp(1.0, 1 - p)) << dtype_name(d);
+    store_element(d, out, 0, 1.0 + std::ldexp(1.0, -p));
+    EXPECT_EQ(load_element(d, out, 0), 1.0) << dtype_name(d);
+  }
+  EXPECT_THROW(dtype_info(static_cast<DType>(5)), std::invalid_argument);
+  EXPECT_THROW(dtype_info(static_cast<DType>(-1)), std::invalid_argument);
+}
+
+TEST(DType, NamesParseAndUnknownNamesAreNamed) {
+  for (const DTypeInfo& row : all_dtypes()) {
+    EXPECT_EQ(parse_dtype(row.name), row.dtype);
+    EXPECT_EQ(parse_dtype(row.short_name), row.dtype);
+  }
   EXPECT_EQ(parse_dtype("fp16"), DType::kFloat16);
   EXPECT_EQ(parse_dtype("half"), DType::kFloat16);
+  EXPECT_EQ(parse_dtype("fp32"), DType::kFloat32);
   EXPECT_EQ(parse_dtype("bf16"), DType::kBFloat16);
-  EXPECT_EQ(parse_dtype("f32"), DType::kFloat32);
+  EXPECT_EQ(parse_dtype("e4m3fn"), DType::kFloat8E4M3);
+  EXPECT_EQ(parse_dtype("float8_e4m3fn"), DType::kFloat8E4M3);
+  EXPECT_EQ(parse_dtype("float8_e5m2"), DType::kFloat8E5M2);
   try {
     parse_dtype("fp8");
     ADD_FAILURE() << "fp8 accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("'fp8'"), std::string::npos) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'fp8'"), std::string::npos) << what;
+    for (const DTypeInfo& row : all_dtypes()) {
+      EXPECT_NE(what.find(row.name), std::string::npos) << what;
+    }
   }
 }
 

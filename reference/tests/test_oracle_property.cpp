@@ -1,11 +1,13 @@
 /// Property tests: the reference agrees with the independent dense oracle on random problems
-/// of every dtype (float64 outputs to 1e-12 relative; storage-rounded outputs identical up to
-/// rounding ties), and never reads an unused (NaN) slot, block or padding element.
+/// of every dtype, cache kind and fp8 KV dtype with every attention feature (float64 outputs
+/// to 1e-12 relative; storage-rounded outputs identical up to rounding ties), and never reads
+/// an unused (NaN) slot, block or padding element.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
 
+#include "cache_contents.h"
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/reference/paged_attention.h"
 #include "pagecheck/verify/dense_oracle.h"
@@ -21,6 +23,12 @@ void check_attention(const verify::AttentionSpec& spec) {
   RC_CLASSIFY(spec.num_heads != spec.num_kv_heads, "gqa/mqa");
   RC_CLASSIFY(spec.query_pad > 0 || spec.cache_pad > 0, "padded strides");
   RC_CLASSIFY(spec.share_prefix && spec.context_lens.size() > 1, "shared blocks");
+  RC_TAG(ref::cache_kind_name(spec.kind));
+  RC_CLASSIFY(dtype_info(spec.kv_dtype()).fp8, "fp8 cache");
+  RC_CLASSIFY(spec.combined, "combined");
+  RC_CLASSIFY(!spec.query_lens.empty(), "multi-token rows");
+  RC_CLASSIFY(spec.sinks || spec.window > 0 || spec.soft_cap > 0 || !spec.causal,
+              "sinks/window/cap/noncausal");
   const ref::PagedAttentionProblem problem = verify::make_attention_problem(spec);
   const ref::PagedAttentionResult result = ref::paged_attention(problem, {2});
   const oracle::OracleAttention expected = oracle::paged_attention(problem);
@@ -74,10 +82,36 @@ TEST(ReferenceVsOracle, ReadingAnUnusedSlotWouldShow) {
   spec.context_lens = {5, 16};
   spec.extra_table_cols = 1;
   ref::PagedAttentionProblem problem = verify::make_attention_problem(spec);
-  problem.context_lens[0] = 6;  // slot 5 of the first block was never written: NaN
+  problem.batch.context_lens[0] = 6;  // slot 5 of the first block was never written: NaN
   const ref::PagedAttentionResult result = ref::paged_attention(problem, {1});
   EXPECT_TRUE(std::isnan(result.out[0]));
   EXPECT_FALSE(std::isnan(result.out[problem.num_heads * problem.head_size()]));
+}
+
+/// Strides an engine might pass that no named kind has: every stride of an NHD layout doubled,
+/// so no stride is 1 and the reference walks the tiles element by element.
+RC_GTEST_PROP(ReferenceVsOracle, StridesWithoutAUnitStride, ()) {
+  const DType dtype = *rc::gen::element(DType::kFloat32, DType::kFloat16, DType::kBFloat16);
+  verify::AttentionSpec spec = *test::gen_attention_spec(dtype);
+  spec.kind = ref::CacheKind::kNHD;
+  spec.combined = false;
+  const ref::PagedAttentionProblem packed = verify::make_attention_problem(spec);
+  ref::PagedCacheLayout layout = packed.cache;
+  for (ref::CacheTensorStrides* s : {&layout.key, &layout.value}) {
+    s->block *= 2;
+    s->head *= 2;
+    s->slot *= 2;
+    s->dim *= 2;
+  }
+  ref::PagedAttentionProblem problem = packed;
+  test::relayout(packed, problem, layout);
+  const ref::PagedAttentionResult a = ref::paged_attention(packed, {1});
+  const ref::PagedAttentionResult b = ref::paged_attention(problem, {1});
+  RC_ASSERT(a.out == b.out);  // the same decoded values: the same arithmetic
+  RC_ASSERT(a.lse == b.lse);
+  const verify::AttentionAgreement agreement =
+      verify::compare_with_oracle(problem, b, oracle::paged_attention(problem));
+  if (!agreement.passed()) RC_FAIL(spec.describe() + ": " + agreement.describe());
 }
 
 /// The storage rule: two roundings may differ only by one step, split by a midpoint that lies

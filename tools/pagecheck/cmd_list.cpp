@@ -1,5 +1,6 @@
 /// `pagecheck list`: every registered kernel variant by family, with its description, dtypes,
-/// head sizes, block sizes, capabilities and origin (built-in or plugin path).
+/// cache dtypes and layouts, head and block sizes, capabilities, query lengths, context-0
+/// behaviour, split-K partitions, determinism and origin (built-in or plugin path).
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -8,8 +9,11 @@
 
 #include "commands.h"
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/gen/variant_caps.h"
 
 namespace pagecheck::cli {
+
+namespace gen = verify::gen;
 namespace {
 
 struct ListOptions {
@@ -18,21 +22,9 @@ struct ListOptions {
   std::string family;                ///< only this family (empty: all)
 };
 
-std::vector<std::string> dtype_names(uint32_t mask) {
+std::vector<std::string> dtype_names(const std::vector<DType>& dtypes) {
   std::vector<std::string> out;
-  const char* names[] = {"float32", "float16", "bfloat16"};
-  for (int d = 0; d < 3; ++d) {
-    if (mask & (1u << d)) out.emplace_back(names[d]);
-  }
-  return out;
-}
-
-std::vector<std::string> cap_names(uint32_t caps) {
-  std::vector<std::string> out;
-  if (caps & PC_CAP_ALIBI) out.emplace_back("alibi");
-  if (caps & PC_CAP_STRIDED_TOKENS) out.emplace_back("strided_tokens");
-  if (caps & PC_CAP_PADDED_CACHE) out.emplace_back("padded_cache");
-  if (caps & PC_CAP_LARGE_CACHE) out.emplace_back("large_cache");
+  for (DType d : dtypes) out.emplace_back(dtype_name(d));
   return out;
 }
 
@@ -43,15 +35,17 @@ std::string joined(const std::vector<T>& items) {
   return items.empty() ? "-" : os.str();
 }
 
+/// A variant as `list --json` prints it: its declaration (gen::VariantCaps' JSON form) with
+/// the flags by name, the description and where it came from.
 nlohmann::json to_json(const VariantInfo& v) {
-  return {{"family", family_name(v.variant.family)},
-          {"name", v.name},
-          {"description", v.description},
-          {"dtypes", dtype_names(v.variant.dtype_mask)},
-          {"head_sizes", v.head_sizes},
-          {"block_sizes", v.block_sizes},
-          {"caps", cap_names(v.variant.caps)},
-          {"origin", v.origin}};
+  nlohmann::json j = gen::caps_of(v);
+  j["caps"] = gen::cap_names(v.variant.caps);
+  j["caps_bits"] = v.variant.caps;
+  j.erase("cap_names");
+  j["description"] = v.description;
+  j["origin"] = v.origin;
+  j["abi_version"] = v.abi_version;
+  return j;
 }
 
 void print_table(const VariantRegistry& registry, const std::vector<pc_family>& families) {
@@ -64,12 +58,22 @@ void print_table(const VariantRegistry& registry, const std::vector<pc_family>& 
     std::cout << family_name(f) << " (" << variants.size() << " variant"
               << (variants.size() == 1 ? "" : "s") << ")\n";
     for (const VariantInfo* v : variants) {
+      const gen::VariantCaps c = gen::caps_of(*v);
+      const nlohmann::json j = c;
       std::cout << "  " << v->name << ": " << v->description << "\n"
-                << "      dtypes: " << joined(dtype_names(v->variant.dtype_mask))
+                << "      dtypes: " << joined(dtype_names(c.dtypes)) << "\n      cache: dtypes "
+                << (c.kv_dtypes.empty() ? std::string("as the tokens")
+                                        : joined(dtype_names(c.kv_dtypes)))
+                << ", layouts " << joined(j["cache_kinds"].get<std::vector<std::string>>())
+                << ", fp8 scales " << joined(j["scale_kinds"].get<std::vector<std::string>>())
                 << "\n      head sizes: " << joined(v->head_sizes)
                 << "\n      block sizes: " << joined(v->block_sizes)
-                << "\n      caps: " << joined(cap_names(v->variant.caps))
-                << "\n      origin: " << v->origin << "\n";
+                << "\n      caps: " << joined(gen::cap_names(c.caps)) << "\n      queries: up to "
+                << c.max_query_len << " tokens per sequence"
+                << "; context 0: " << j["context0"].get<std::string>()
+                << "\n      split-K partitions: " << joined(c.partition_sizes)
+                << (c.nondeterministic ? "\n      nondeterministic" : "")
+                << "\n      origin: " << v->origin << " (ABI v" << v->abi_version << ")\n";
     }
   }
 }

@@ -81,7 +81,7 @@ nlohmann::json dry_run_json(const std::vector<check::Target>& targets,
       const check::CaseParams params = check::case_params(t, options.seed, options.cases, i);
       const gen::CaseSpec spec = check::generate_case(t, params);
       gen::validate(spec);  // a spec the generators should never draw is an internal error
-      const std::vector<std::string> case_tags = gen::edge_tags(spec);
+      const std::vector<std::string> case_tags = gen::edge_tags(spec, t.caps);
       ++regimes[gen::regime_name(std::visit([](const auto& s) { return s.regime; }, spec))];
       for (const auto& tag : case_tags) ++tags[tag];
       cases.push_back({{"case", i},
@@ -91,7 +91,7 @@ nlohmann::json dry_run_json(const std::vector<check::Target>& targets,
                        {"spec", gen::spec_to_json(spec)}});
     }
     nlohmann::json never = nlohmann::json::array();
-    for (const auto& tag : gen::all_edge_tags(t.caps.family)) {
+    for (const auto& tag : gen::all_edge_tags(t.caps)) {
       if (!tags.count(tag)) never.push_back(tag);
     }
     doc["variants"].push_back({{"registry", t.registry},

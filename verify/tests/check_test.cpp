@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/reference/paged_attention.h"
+#include "pagecheck/verify/attention_comparison.h"
+#include "pagecheck/verify/check/case_runner.h"
 #include "pagecheck/verify/check/compare.h"
 #include "pagecheck/verify/check/sim_backend.h"
 #include "pagecheck/verify/gen/materialize.h"
@@ -28,6 +31,15 @@ std::vector<std::byte> simulate(const std::string& name, const ref::PagedAttenti
   throw std::logic_error("no sim variant " + name);
 }
 
+/// The caps a simulated variant declares.
+gen::VariantCaps sim_caps(const std::string& name) {
+  const std::unique_ptr<check::CaseBackend> backend = check::make_sim_backend();
+  for (const auto& v : backend->variants()) {
+    if (v.caps.name == name) return v.caps;
+  }
+  throw std::logic_error("no sim variant " + name);
+}
+
 struct Checked {
   ref::PagedAttentionProblem problem;
   ref::PagedAttentionResult reference;
@@ -41,8 +53,11 @@ Checked prepare(const gen::AttentionSpec& spec) {
   return c;
 }
 
+/// A decode case (the simulations of bugs are decode kernels) with contexts up to
+/// `max_context`.
 gen::AttentionSpec small_attention(int max_context) {
-  const auto spec = std::get<gen::AttentionSpec>(*test::small_case(PC_FAMILY_PAGED_ATTENTION));
+  const auto spec =
+      std::get<gen::AttentionSpec>(*test::small_decode_case(PC_FAMILY_PAGED_ATTENTION));
   for (int32_t len : spec.context_lens) RC_PRE(len <= max_context);
   return spec;
 }
@@ -66,8 +81,10 @@ RC_GTEST_PROP(VerifyCheck, EngineModelAcceptsStorageDtypeIntermediates, ()) {
   const gen::AttentionSpec spec = small_attention(1 << 30);
   const ref::PagedAttentionProblem p = gen::materialize(spec);
   const ref::PagedAttentionResult r = ref::paged_attention(p, {1});
+  // The model its declaration names (weights, products and partition outputs rounded).
   verify::ToleranceModel engine;
-  engine.c_mid = 3;
+  engine.precision = verify::from_abi(sim_caps("sim_split_k_lowp").precision);
+  RC_ASSERT(!engine.precision.is_strict());
   const auto tol = verify::attention_tolerance(p, r, engine, 1);
   const auto cmp = verify::compare_attention(p, r, tol, simulate("sim_split_k_lowp", p));
   RC_ASSERT(cmp.passed());
@@ -110,7 +127,7 @@ RC_GTEST_PROP(VerifyCheck, ToleranceRejectsWrongKvHeadUnderGqa, ()) {
 }
 
 RC_GTEST_PROP(VerifyCheck, ToleranceRejectsPartitionMaxOnlyOnPeakedLongContexts, ()) {
-  const auto caps = test::full_caps(PC_FAMILY_PAGED_ATTENTION);
+  const auto caps = test::decode_caps(PC_FAMILY_PAGED_ATTENTION);
   const auto spec = *rc::gen::suchThat(
       rc::gen::resize(60, gen::attention_spec(caps)), [](const gen::AttentionSpec& s) {
         bool long_context = false;
@@ -177,6 +194,94 @@ TEST(VerifyCheck, CopyComparisonNamesTheElement) {
   EXPECT_EQ(cmp.mismatches, 1);
   EXPECT_NE(cmp.first.find("token 1, head 1, dim 5"), std::string::npos) << cmp.first;
   EXPECT_NE(cmp.first.find("0x0000"), std::string::npos) << cmp.first;
+}
+
+RC_GTEST_PROP(VerifyCheck, CachePositionsNameEveryElementOfEveryLayout, ()) {
+  const pc_family family = *rc::gen::element(PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV);
+  const gen::CaseSpec spec = *test::small_case(family);
+  const ref::PagedCacheLayout c =
+      std::visit([](const auto& s) { return gen::cache_layout(s); }, spec);
+  RC_TAG(ref::cache_kind_name(c.kind), c.combined ? "combined" : "separate");
+  for (int i = 0; i < 20; ++i) {
+    const int64_t b = *rc::gen::inRange<int64_t>(0, c.num_blocks);
+    const int64_t h = *rc::gen::inRange<int64_t>(0, c.num_kv_heads);
+    const int64_t slot = *rc::gen::inRange<int64_t>(0, c.block_size);
+    const int64_t d = *rc::gen::inRange<int64_t>(0, c.head_size);
+    const std::string where = "block " + std::to_string(b) + ", head " + std::to_string(h) +
+                              ", slot " + std::to_string(slot) + ", dim " + std::to_string(d);
+    RC_ASSERT(check::cache_position(c, true, c.key_at(b, h, slot, d)) == where);
+    const std::string value = check::cache_position(c, c.combined, c.value_at(b, h, slot, d));
+    const std::string expected = c.combined ? "value " + where : where;
+    RC_ASSERT(value == expected);
+  }
+  if (c.key_span() > 0 && !c.packed()) {
+    // Some padding exists; the position of a padding element says so.
+    std::vector<bool> used(static_cast<std::size_t>(c.key_span()));
+    for (int64_t b = 0; b < c.num_blocks; ++b)
+      for (int64_t h = 0; h < c.num_kv_heads; ++h)
+        for (int64_t slot = 0; slot < c.block_size; ++slot)
+          for (int64_t d = 0; d < c.head_size; ++d) {
+            used[c.key_at(b, h, slot, d)] = true;
+            if (c.combined) used[c.value_at(b, h, slot, d)] = true;
+          }
+    const auto gap = std::find(used.begin(), used.end(), false);
+    if (gap != used.end()) {
+      RC_ASSERT(check::cache_position(c, true, gap - used.begin()) == "padding");
+    }
+  }
+}
+
+/// A decode batch of two sequences, the second a padding row (context 0).
+gen::AttentionSpec padded_batch() {
+  gen::AttentionSpec s;
+  s.num_seqs = 2;
+  s.num_heads = 2;
+  s.context_lens = {5, 0};
+  s.block_table = {0, -1};
+  s.num_blocks = 2;
+  return s;
+}
+
+TEST(VerifyCheck, ContextZeroRowsAreJudgedByTheDeclaration) {
+  const ref::PagedAttentionProblem p = gen::materialize(padded_batch());
+  ASSERT_TRUE(check::has_context0_rows(p));
+  const ref::PagedAttentionResult r = ref::paged_attention(p, {1});
+  // sim_reference declares the rows untouched: they keep the output poison.
+  std::vector<std::byte> out = simulate("sim_reference", p);
+  EXPECT_TRUE(check::compare_context0_rows(p, PC_CONTEXT0_UNTOUCHED, out).passed());
+  const check::CopyComparison as_zeros = check::compare_context0_rows(p, PC_CONTEXT0_ZEROS, out);
+  EXPECT_EQ(as_zeros.mismatches, p.num_heads * p.head_size()) << as_zeros.describe();
+  EXPECT_NE(as_zeros.first.find("context-0 row 1, head 0, dim 0: declared zeros"),
+            std::string::npos)
+      << as_zeros.first;
+  // The same rows as +0: right for a variant declaring zeros, wrong for one declaring them
+  // untouched; -0 is not +0.
+  const std::size_t row = static_cast<std::size_t>(p.num_heads * p.head_size()) * 2;
+  std::fill(out.begin() + row, out.end(), std::byte{0});
+  EXPECT_TRUE(check::compare_context0_rows(p, PC_CONTEXT0_ZEROS, out).passed());
+  EXPECT_FALSE(check::compare_context0_rows(p, PC_CONTEXT0_UNTOUCHED, out).passed());
+  out[row + 1] = std::byte{0x80};
+  EXPECT_EQ(check::compare_context0_rows(p, PC_CONTEXT0_ZEROS, out).mismatches, 1);
+  // The other rows are compared with the reference whatever the padding row holds.
+  const std::vector<std::byte> masked = check::with_reference_context0_rows(p, r, out);
+  EXPECT_TRUE(std::equal(masked.begin() + row, masked.end(), r.out_storage(p.dtype).begin() + row));
+  EXPECT_TRUE(std::equal(masked.begin(), masked.begin() + row, out.begin()));
+}
+
+TEST(VerifyCheck, ACaseWithAPaddingRowPassesOrFailsByTheDeclaration) {
+  const std::unique_ptr<check::CaseBackend> backend = check::make_sim_backend();
+  check::CaseRequest request;
+  request.registry = "sim";
+  request.spec = padded_batch();
+  request.ref_threads = 1;
+  request.variant = "sim_reference";  // untouched, as declared
+  const check::CaseResult good = check::run_case({backend.get()}, request);
+  EXPECT_EQ(good.outcome, check::Outcome::kPassed) << good.summary();
+  EXPECT_TRUE(good.comparison.contains("context0")) << good.comparison.dump();
+  request.variant = "sim_context0_nan";  // declares zeros, writes NaN
+  const check::CaseResult bad = check::run_case({backend.get()}, request);
+  EXPECT_EQ(bad.outcome, check::Outcome::kIncorrect) << bad.summary();
+  EXPECT_NE(bad.message.find("context-0 rows: "), std::string::npos) << bad.message;
 }
 
 }  // namespace

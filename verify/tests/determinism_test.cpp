@@ -62,7 +62,7 @@ TEST_F(Determinism, TheSimulatedRaceIsCaughtAsNondeterministic) {
   EXPECT_NE(f.message.find("outputs of two runs on the same inputs differ in "), std::string::npos)
       << f.message;
   EXPECT_NE(f.message.find("first: out element "), std::string::npos) << f.message;
-  EXPECT_NE(f.message.find("(seq "), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("(query row "), std::string::npos) << f.message;
   EXPECT_NE(f.message.find("run 1 bits 0x"), std::string::npos) << f.message;
   EXPECT_NE(f.message.find("run 2 bits 0x"), std::string::npos) << f.message;
   EXPECT_GE(f.comparison.at("determinism").at("mismatches").get<int64_t>(), 1)
@@ -208,6 +208,7 @@ check::CaseRequest reshape_request() {
   gen::CopySpec spec;
   spec.family = PC_FAMILY_RESHAPE_AND_CACHE;
   spec.dtype = DType::kFloat32;
+  spec.cache.kv_dtype = DType::kFloat32;
   spec.block_size = 8;
   spec.num_blocks = 2;
   spec.slot_mapping = {3, -1, 9};
@@ -237,12 +238,12 @@ TEST_F(Determinism, TheSecondRunGetsTheSameInputsNotTheFirstRunsOutputs) {
 
 TEST_F(Determinism, ACopyWhoseRunsDifferNamesTheElement) {
   Recording rec(*backend_);
-  rec.flip_byte = 4 * 9;  // value_cache element 9: block 0, head 0, dim 1, slot 1
+  rec.flip_byte = 4 * 9;  // value_cache element 9: block 0, head 0, slot 1, dim 1
   const check::CaseResult r = check::run_case({&rec}, reshape_request());
   EXPECT_EQ(r.outcome, check::Outcome::kNondeterministic);
   EXPECT_TRUE(r.failed());
   EXPECT_NE(r.message.find("differ in 1 of "), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("first: value_cache element 9 (block 0, head 0, dim 1, slot 1): "
+  EXPECT_NE(r.message.find("first: value_cache element 9 (block 0, head 0, slot 1, dim 1): "
                            "run 1 bits 0x"),
             std::string::npos)
       << r.message;

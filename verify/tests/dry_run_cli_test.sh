@@ -38,7 +38,6 @@ assert doc["schema"] == "pagecheck.dry_run/1" and doc["cases"] == 200 and doc["s
 need = {
     "paged_attention": {"kv_row>512": 6, "kv_row>1024": 3, "group=npow2": 3, "group>=16": 2,
                         "mqa_heads>=64": 2, "table_stride>width": 5, "bound>max_ctx": 5,
-                        "split_edge@256": 3, "split_edge@512": 3, "split_edge@1024": 2,
                         "extreme_logits": 5},
     "gather_cached_kv": {"kv_row>1024": 3, "tokens>=1024": 3, "spread_blocks": 3,
                          "whole_block": 3},
@@ -65,11 +64,50 @@ for v in doc["variants"]:
             print("FAIL:", v["variant"], "no MQA case with 64+ query heads"); bad += 1
         if not any(c["spec"]["regime"] == "extreme" for c in v["cases"]):
             print("FAIL:", v["variant"], "no extreme case"); bad += 1
+        # Split-K edges at the variant's declared partition sizes (256, 512, 1024 when it
+        # declares none): each size drawn, eight cases in all.
+        sizes = v["caps"]["partition_sizes"] or [256, 512, 1024]
+        edges = {p: v["tags"].get("split_edge@%d" % p, 0) for p in sizes}
+        if min(edges.values()) < 1 or sum(edges.values()) < 8:
+            print("FAIL:", v["variant"], "split-K edges per partition size:", edges); bad += 1
+        stray = [t for t in v["tags"] if t.startswith("split_edge@") and
+                 int(t.split("@")[1]) not in sizes]
+        if stray:
+            print("FAIL:", v["variant"], "edges at undeclared partition sizes:", stray); bad += 1
     for tag, least in need.get(v["family"], {}).items():
         if v["tags"].get(tag, 0) < least:
             print("FAIL:", v["family"], v["variant"], tag, v["tags"].get(tag, 0), "<", least)
             bad += 1
 assert seen == set(need), seen
+sys.exit(1 if bad else 0)
+EOF
+
+# The simulations declare the vocabulary's features (sim_reference: every page layout, fp8
+# caches, multi-token queries, sinks, windows, soft-caps, context 0) or none of them (the bug
+# simulations): the default run reaches each declared feature's edges and never draws an
+# undeclared one; split-K edges sit at the declared partition size (sim_partition_max_only: 256).
+python3 - sim.json <<'EOF' || fail "the simulations' default run misses a feature edge (see above)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+by_name = {v["variant"]: v for v in doc["variants"]}
+need = {"cache=nhd": 10, "cache=hnd": 10, "kv=fp8_e4m3": 10, "kv=fp8_e5m2": 10,
+        "scale=per_kv_head": 10, "combined_kv": 10, "q_len>1": 20, "q_len>rest": 5,
+        "non_causal": 3, "sinks": 10, "window": 10, "window_block_edge": 2, "soft_cap": 10,
+        "ctx=0": 10}
+bad = 0
+tags = by_name["sim_reference"]["tags"]
+for tag, least in need.items():
+    if tags.get(tag, 0) < least:
+        print("FAIL: sim_reference", tag, tags.get(tag, 0), "<", least); bad += 1
+plain = by_name["sim_context_off_by_one"]["tags"]
+for tag in need:
+    if tag in plain:
+        print("FAIL: sim_context_off_by_one declares no", tag, "but drew it"); bad += 1
+split = by_name["sim_partition_max_only"]
+if split["caps"]["partition_sizes"] != [256] or split["tags"].get("split_edge@256", 0) < 3:
+    print("FAIL: sim_partition_max_only: split edges at its partition size 256"); bad += 1
+if any(t.startswith("split_edge@") and t != "split_edge@256" for t in split["tags"]):
+    print("FAIL: sim_partition_max_only drew edges at undeclared sizes"); bad += 1
 sys.exit(1 if bad else 0)
 EOF
 

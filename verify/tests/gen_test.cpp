@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -20,17 +21,19 @@ bool is_nan(DType dtype, const std::vector<std::byte>& buffer, int64_t index) {
   return std::isnan(load_element(dtype, buffer.data(), index));
 }
 
-/// Marks the cache elements (both caches) that belong to readable slots.
+/// Marks the cache elements (both caches; of a combined cache both in `key`) that belong to
+/// readable slots.
 void mark_readable(const gen::AttentionSpec& s, const ref::PagedCacheLayout& c,
                    std::vector<bool>& key, std::vector<bool>& value) {
   const std::vector<bool> slots = gen::readable_slots(s);
+  std::vector<bool>& values = c.combined ? key : value;
   for (int64_t block = 0; block < c.num_blocks; ++block) {
     for (int64_t slot = 0; slot < c.block_size; ++slot) {
       if (!slots[block * c.block_size + slot]) continue;
       for (int64_t h = 0; h < c.num_kv_heads; ++h) {
         for (int64_t d = 0; d < c.head_size; ++d) {
-          key[c.key_offset(block, h, d, slot)] = true;
-          value[c.value_offset(block, h, d, slot)] = true;
+          key[c.key_at(block, h, slot, d)] = true;
+          values[c.value_at(block, h, slot, d)] = true;
         }
       }
     }
@@ -40,21 +43,29 @@ void mark_readable(const gen::AttentionSpec& s, const ref::PagedCacheLayout& c,
 RC_GTEST_PROP(VerifyGen, AttentionSpecsMaterializeValidWithPoisonInPlace, ()) {
   const auto spec = std::get<gen::AttentionSpec>(*test::small_case(PC_FAMILY_PAGED_ATTENTION));
   RC_TAG(gen::regime_name(spec.regime));
-  for (const auto& tag : gen::edge_tags(spec)) RC_TAG(tag);
   gen::validate(spec);
   const ref::PagedAttentionProblem p = gen::materialize(spec);
   p.validate();  // ref's own validation
   std::vector<bool> key(p.cache.key_span()), value(p.cache.value_span());
   mark_readable(spec, p.cache, key, value);
+  // Read slots finite (fp8: never a NaN code), everything else the cache dtype's poison.
+  const DType kv = p.cache.dtype;
+  const auto poison = [kv](const std::vector<std::byte>& b, int64_t i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, b.data() + i * dtype_size(kv), dtype_size(kv));
+    return bits == dtype_info(kv).poison_bits;
+  };
   for (int64_t i = 0; i < p.cache.key_span(); ++i) {
-    RC_ASSERT(is_nan(p.dtype, p.key_cache, i) == !key[i]);
+    RC_ASSERT(poison(p.key_cache, i) == !key[i]);
+    RC_ASSERT(is_nan(kv, p.key_cache, i) == !key[i]);
   }
   for (int64_t i = 0; i < p.cache.value_span(); ++i) {
-    RC_ASSERT(is_nan(p.dtype, p.value_cache, i) == !value[i]);
+    RC_ASSERT(poison(p.value_cache, i) == !value[i]);
+    RC_ASSERT(is_nan(kv, p.value_cache, i) == !value[i]);
   }
   // Query: logical elements finite, padding (e.g. the K and V parts of a fused QKV) NaN.
   std::vector<bool> logical(p.query_layout.span());
-  for (int64_t q = 0; q < p.num_seqs; ++q) {
+  for (int64_t q = 0; q < p.query_layout.num_tokens; ++q) {
     for (int64_t h = 0; h < p.num_heads; ++h) {
       for (int64_t d = 0; d < p.head_size(); ++d) logical[p.query_layout.offset(q, h, d)] = true;
     }
@@ -63,11 +74,15 @@ RC_GTEST_PROP(VerifyGen, AttentionSpecsMaterializeValidWithPoisonInPlace, ()) {
     RC_ASSERT(is_nan(p.dtype, p.query, i) == !logical[i]);
   }
   // Block-table entries past each sequence's last block are outside the pool.
-  for (int64_t q = 0; q < p.num_seqs; ++q) {
-    for (int64_t b = gen::used_blocks(spec, q); b < p.max_blocks_per_seq; ++b) {
-      RC_ASSERT(p.block_table[q * p.max_blocks_per_seq + b] >= p.cache.num_blocks);
+  const ref::RaggedBatch& b = p.batch;
+  for (int64_t q = 0; q < b.num_seqs; ++q) {
+    for (int64_t blk = gen::used_blocks(spec, q); blk < b.max_blocks_per_seq; ++blk) {
+      RC_ASSERT(b.block_table[q * b.max_blocks_per_seq + blk] >= p.cache.num_blocks);
     }
   }
+  // The query rows are the spec's.
+  RC_ASSERT(b.num_query_tokens() == gen::query_tokens(spec));
+  for (int64_t q = 0; q < b.num_seqs; ++q) RC_ASSERT(b.query_len(q) == gen::query_len(spec, q));
 }
 
 RC_GTEST_PROP(VerifyGen, ReadingPastTheContextGivesNaN, ()) {
@@ -75,11 +90,13 @@ RC_GTEST_PROP(VerifyGen, ReadingPastTheContextGivesNaN, ()) {
   ref::PagedAttentionProblem p = gen::materialize(spec);
   const ref::PagedAttentionResult good = ref::paged_attention(p, {1});
   for (double v : good.out) RC_ASSERT(std::isfinite(v));
-  // One token more in every sequence whose last block has room: that slot is poison.
+  // One token more in every sequence whose last block has room: that slot is poison, and the
+  // last query row attends to it.
   bool extended = false;
-  for (int64_t q = 0; q < p.num_seqs; ++q) {
-    if (p.context_lens[q] % p.block_size() != 0) {
-      ++p.context_lens[q];
+  for (int64_t q = 0; q < p.batch.num_seqs; ++q) {
+    int32_t& len = p.batch.context_lens[q];
+    if (len > 0 && len % p.block_size() != 0) {
+      ++len;
       extended = true;
     }
   }
@@ -94,19 +111,21 @@ RC_GTEST_PROP(VerifyGen, CopySpecsMaterializeValidWithPoisonInPlace, ()) {
   const pc_family family =
       *rc::gen::element(PC_FAMILY_GATHER_CACHED_KV, PC_FAMILY_RESHAPE_AND_CACHE);
   const auto spec = std::get<gen::CopySpec>(*test::small_case(family));
-  for (const auto& tag : gen::edge_tags(spec)) RC_TAG(tag);
   const ref::CacheCopyProblem p = gen::materialize(spec);
   p.validate();
   if (family == PC_FAMILY_GATHER_CACHED_KV) {
-    // Slots no token reads are poison in both caches.
+    // Slots no token reads are poison in both caches (fp8 read slots never hold a NaN code).
     std::set<int64_t> read(spec.slot_mapping.begin(), spec.slot_mapping.end());
     const ref::PagedCacheLayout& c = p.cache;
+    const DType kv = c.dtype;
+    const bool any_bits = spec.regime == gen::Regime::kBits && !dtype_info(kv).fp8;
+    const std::vector<std::byte>& values = c.combined ? p.key_cache : p.value_cache;
     for (int64_t block = 0; block < c.num_blocks; ++block) {
       for (int64_t slot = 0; slot < c.block_size; ++slot) {
         const bool live = read.count(block * c.block_size + slot) > 0;
-        if (live && spec.regime == gen::Regime::kBits) continue;  // random bits may be NaN
-        RC_ASSERT(is_nan(p.dtype, p.key_cache, c.key_offset(block, 0, 0, slot)) == !live);
-        RC_ASSERT(is_nan(p.dtype, p.value_cache, c.value_offset(block, 0, 0, slot)) == !live);
+        if (live && any_bits) continue;  // random 16/32-bit patterns may be NaN
+        RC_ASSERT(is_nan(kv, p.key_cache, c.key_at(block, 0, slot, 0)) == !live);
+        RC_ASSERT(is_nan(kv, values, c.value_at(block, 0, slot, 0)) == !live);
       }
     }
   }
@@ -123,14 +142,14 @@ TEST(VerifyGen, RegimesAndEdgeCasesOccurOverARun) {
       const gen::CaseSpec spec =
           check::generate_case(target, check::case_params(target, 7, cases, i));
       ++regimes[gen::regime_name(std::visit([](const auto& s) { return s.regime; }, spec))];
-      for (const auto& t : gen::edge_tags(spec)) ++tags[t];
+      for (const auto& t : gen::edge_tags(spec, target.caps)) ++tags[t];
     }
     const std::vector<std::string> expected_regimes =
         family == PC_FAMILY_PAGED_ATTENTION ? std::vector<std::string>{"flat", "peaked", "mixed"}
                                             : std::vector<std::string>{"mixed", "bits"};
     for (const auto& r : expected_regimes)
       EXPECT_GT(regimes[r], 10) << family_name(family) << " " << r;
-    for (const auto& t : gen::all_edge_tags(family)) {
+    for (const auto& t : gen::all_edge_tags(target.caps)) {
       if (t == "large_cache") continue;
       EXPECT_GT(tags[t], 0) << family_name(family) << ": edge case " << t << " never drawn";
     }
@@ -152,15 +171,13 @@ TEST(VerifyGen, LargeCaseSpansBeyond2To31WithBlocksReferencedThere) {
       int64_t highest = 0;
       if (const auto* a = std::get_if<gen::AttentionSpec>(&spec)) {
         const ref::PagedCacheLayout c = gen::cache_layout(*a);
-        for (int32_t e : a->block_table)
-          highest = std::max<int64_t>(highest, e * c.key_stride_block);
+        for (int32_t e : a->block_table) highest = std::max<int64_t>(highest, e * c.key.block);
       } else {
         const auto& s = std::get<gen::CopySpec>(spec);
         const ref::PagedCacheLayout c = gen::cache_layout(s);
         for (int64_t slot : s.slot_mapping) {
           if (slot >= 0)
-            highest =
-                std::max(highest, c.key_offset(slot / c.block_size, 0, 0, slot % c.block_size));
+            highest = std::max(highest, c.key_at(slot / c.block_size, 0, slot % c.block_size, 0));
         }
       }
       EXPECT_GT(highest, gen::kLargeCacheElements) << gen::describe(spec);

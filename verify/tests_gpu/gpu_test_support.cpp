@@ -58,4 +58,10 @@ const char* disposition_name(verify::LaunchDisposition d) {
   return "unknown";
 }
 
+verify::ToleranceModel tolerance_model(const VariantInfo& variant) {
+  verify::ToleranceModel model;
+  model.precision = verify::from_abi(variant.variant.precision);
+  return model;
+}
+
 }  // namespace pagecheck::gpu_test

@@ -10,6 +10,7 @@
 #include "pagecheck/reference/dtype.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/device_runner.h"
+#include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::gpu_test {
 
@@ -23,6 +24,10 @@ std::string byte_difference(const std::vector<std::byte>& expected,
 
 /// Names of the disposition values.
 const char* disposition_name(verify::LaunchDisposition d);
+
+/// The tolerance model of `variant`: its declared precision (pc_variant.precision), the
+/// default constants.
+verify::ToleranceModel tolerance_model(const VariantInfo& variant);
 
 }  // namespace pagecheck::gpu_test
 

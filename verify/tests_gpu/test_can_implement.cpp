@@ -1,7 +1,8 @@
 /// Registration and can_implement of the built-in variants: every variant is registered with
 /// honest shapes and caps, and refuses what it cannot run with a status and a message naming
-/// the field. The refusal checks run before any CUDA call, so they need no device; the naive
-/// gather on unaligned rows does.
+/// the field. The arguments are those the one converter (verify/abi) makes of a materialized
+/// fixed case, then broken one field at a time. The refusal checks run before any CUDA call,
+/// so they need no device; the naive gather on unaligned rows does.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -9,6 +10,8 @@
 #include "case_builder.h"
 #include "gpu_test_support.h"
 #include "pagecheck/reference/cache_copy.h"
+#include "pagecheck/verify/abi_args.h"
+#include "pagecheck/verify/gen/materialize.h"
 
 namespace pagecheck::gpu_test {
 namespace {
@@ -22,29 +25,32 @@ void* fake_device_pointer(uintptr_t offset = 0) {
     if (!builtin_kernels_available()) GTEST_SKIP() << "this build has no CUDA kernels"; \
   } while (0)
 
-/// A valid float16 problem description (head 128, block 16, 8 heads, 2 sequences).
-pc_paged_attention_args valid_attention_args() {
-  pc_paged_attention_args a{};
-  a.dtype = PC_DTYPE_FLOAT16;
-  a.num_seqs = 2;
-  a.num_heads = 8;
-  a.max_blocks_per_seq = 4;
-  a.max_context_len = 64;
-  a.scale = 0.088f;
-  a.query = fake_device_pointer();
-  a.query_stride_seq = 8 * 128;
-  a.query_stride_head = 128;
-  a.key_cache = fake_device_pointer();
-  a.value_cache = fake_device_pointer();
-  a.cache = pc_cache_layout{16,       8,      128, 16,           8,        8 * 128 * 16,
-                            128 * 16, 16 * 8, 8,   8 * 128 * 16, 128 * 16, 16};
-  a.block_table = static_cast<const int32_t*>(fake_device_pointer());
-  a.block_table_stride = 4;
-  a.context_lens = static_cast<const int32_t*>(fake_device_pointer());
-  a.out = fake_device_pointer();
-  a.out_stride_seq = 8 * 128;
-  a.out_stride_head = 128;
-  return a;
+/// The device the refusal checks describe (an H200-like one; they make no CUDA call).
+const pc_device_info& fake_device() {
+  static const pc_device_info info = [] {
+    pc_device_info d{};
+    d.struct_size = sizeof(pc_device_info);
+    d.sm_count = 132;
+    d.cc_major = 9;
+    d.cc_minor = 0;
+    d.max_shared_per_block = 227 * 1024;
+    d.l2_bytes = 50 << 20;
+    return d;
+  }();
+  return info;
+}
+
+/// A well-formed float16 problem (8 heads, 2 sequences of 64 tokens; head 128 and block 16
+/// unless given: valid for the built-ins) as the one converter (verify/abi) hands it to a
+/// variant, with fake device pointers.
+pc_paged_attention_args valid_attention_args(int64_t head = 128, int64_t block = 16) {
+  const ref::PagedAttentionProblem p = gen::materialize(
+      AttentionCase(Attention("can_implement", DType::kFloat16, head, block, 8, 8, {64, 64}, 1))
+          .spec);
+  verify::AttentionPointers ptrs;
+  ptrs.query = ptrs.key_cache = ptrs.value_cache = ptrs.out = fake_device_pointer();
+  ptrs.context_lens = ptrs.block_table = static_cast<const int32_t*>(fake_device_pointer());
+  return verify::attention_args(p, ref::TokenLayout::packed(2, 8, head), ptrs);
 }
 
 /// Runs every attention variant's can_implement on `a`; each must return `expected` with a
@@ -54,10 +60,10 @@ void expect_attention_refusal(const pc_paged_attention_args& a, pc_status expect
   const auto variants = builtin_registry().family(PC_FAMILY_PAGED_ATTENTION);
   ASSERT_FALSE(variants.empty());
   for (const VariantInfo* v : variants) {
-    char msg[512] = {0};
-    const pc_status st = v->variant.can_implement(&v->variant, &a, msg, sizeof msg);
+    std::string msg;
+    const pc_status st = v->can_implement(fake_device(), &a, &msg);
     EXPECT_EQ(st, expected) << v->name << ": " << msg;
-    EXPECT_NE(std::string(msg).find(needle), std::string::npos)
+    EXPECT_NE(msg.find(needle), std::string::npos)
         << v->name << ": message '" << msg << "' does not mention '" << needle << "'";
   }
 }
@@ -86,16 +92,14 @@ TEST(Registry, BuiltinVariantsRegistered) {
 
 TEST(CanImplement, AttentionRefusesUncompiledHeadSize) {
   PAGECHECK_SKIP_WITHOUT_KERNELS();
-  pc_paged_attention_args a = valid_attention_args();
-  a.cache.head_size = 72;
-  expect_attention_refusal(a, PC_STATUS_UNSUPPORTED, "unsupported head_size: 72");
+  expect_attention_refusal(valid_attention_args(72), PC_STATUS_UNSUPPORTED,
+                           "unsupported head_size: 72");
 }
 
 TEST(CanImplement, AttentionRefusesUncompiledBlockSize) {
   PAGECHECK_SKIP_WITHOUT_KERNELS();
-  pc_paged_attention_args a = valid_attention_args();
-  a.cache.block_size = 64;
-  expect_attention_refusal(a, PC_STATUS_UNSUPPORTED, "unsupported block_size: 64");
+  expect_attention_refusal(valid_attention_args(128, 64), PC_STATUS_UNSUPPORTED,
+                           "unsupported block_size: 64");
 }
 
 TEST(CanImplement, AttentionRefusesHeadsNotMultipleOfKvHeads) {
@@ -109,15 +113,15 @@ TEST(CanImplement, AttentionRefusesHeadsNotMultipleOfKvHeads) {
 TEST(CanImplement, AttentionRefusesWrongX) {
   PAGECHECK_SKIP_WITHOUT_KERNELS();
   pc_paged_attention_args a = valid_attention_args();
-  a.cache.x = 4;
-  expect_attention_refusal(a, PC_STATUS_INVALID_ARGUMENT, "cache.x");
+  a.cache.key.dim_split = 4;
+  expect_attention_refusal(a, PC_STATUS_INVALID_ARGUMENT, "cache.key.dim_split");
 }
 
 TEST(CanImplement, AttentionRefusesMisalignedStrides) {
   PAGECHECK_SKIP_WITHOUT_KERNELS();
   pc_paged_attention_args a = valid_attention_args();
-  a.cache.value_stride_dim = 17;
-  expect_attention_refusal(a, PC_STATUS_UNSUPPORTED, "value_stride_dim");
+  a.cache.value.dim = 17;
+  expect_attention_refusal(a, PC_STATUS_UNSUPPORTED, "cache.value.dim");
   a = valid_attention_args();
   a.query = fake_device_pointer(2);
   expect_attention_refusal(a, PC_STATUS_UNSUPPORTED, "query is not 16-byte aligned");
@@ -126,47 +130,33 @@ TEST(CanImplement, AttentionRefusesMisalignedStrides) {
 TEST(CanImplement, AttentionRefusesContextBeyondBlockTable) {
   PAGECHECK_SKIP_WITHOUT_KERNELS();
   pc_paged_attention_args a = valid_attention_args();
-  a.max_context_len = 65;
-  expect_attention_refusal(a, PC_STATUS_INVALID_ARGUMENT, "max_context_len");
+  a.batch.max_context_len = a.batch.max_blocks_per_seq * a.cache.block_size + 1;
+  expect_attention_refusal(a, PC_STATUS_INVALID_ARGUMENT, "batch.max_context_len");
 }
 
 TEST(CanImplement, VectorizedCopiesRefuseUnalignedRowsScalarAccepts) {
   PAGECHECK_SKIP_WITHOUT_KERNELS();
-  pc_gather_args g{};
-  g.dtype = PC_DTYPE_FLOAT16;
-  g.num_tokens = 4;
-  g.key_cache = g.value_cache = fake_device_pointer();
-  g.cache = valid_attention_args().cache;
-  g.slot_mapping = static_cast<const int64_t*>(fake_device_pointer());
-  g.key_out = g.value_out = fake_device_pointer();
+  const ref::CacheCopyProblem p =
+      gen::materialize(CopyCase(Copy("rows", DType::kFloat16, 128, 16, 8, 4, 16, 0, 1)).spec);
+  verify::CopyPointers ptrs;
+  ptrs.key_cache = ptrs.value_cache = ptrs.key = ptrs.value = fake_device_pointer();
+  ptrs.slot_mapping = static_cast<const int64_t*>(fake_device_pointer());
+  pc_gather_args g = verify::gather_args(p, ptrs);
   g.key_stride_token = 8 * 128 + 1;  // not a multiple of x = 8
-  g.key_stride_head = 128;
-  g.value_stride_token = 8 * 128;
-  g.value_stride_head = 128;
-  char msg[512] = {0};
   const VariantInfo* vec = builtin_registry().find(PC_FAMILY_GATHER_CACHED_KV, "vectorized");
   const VariantInfo* naive = builtin_registry().find(PC_FAMILY_GATHER_CACHED_KV, "naive");
   ASSERT_NE(vec, nullptr);
   ASSERT_NE(naive, nullptr);
-  EXPECT_EQ(vec->variant.can_implement(&vec->variant, &g, msg, sizeof msg), PC_STATUS_UNSUPPORTED);
-  EXPECT_NE(std::string(msg).find("key_stride_token"), std::string::npos) << msg;
-  EXPECT_EQ(naive->variant.can_implement(&naive->variant, &g, msg, sizeof msg), PC_STATUS_OK)
-      << msg;
+  std::string msg;
+  EXPECT_EQ(vec->can_implement(fake_device(), &g, &msg), PC_STATUS_UNSUPPORTED);
+  EXPECT_NE(msg.find("key_stride_token"), std::string::npos) << msg;
+  EXPECT_EQ(naive->can_implement(fake_device(), &g, &msg), PC_STATUS_OK) << msg;
 }
 
 TEST(CanImplement, NaiveGatherCopiesUnalignedRowsExactly) {
   PAGECHECK_SKIP_WITHOUT_DEVICE();
-  CopyCase c;
-  c.name = "unaligned_rows";
-  c.dtype = DType::kFloat16;
-  c.head_size = 64;
-  c.block_size = 8;
-  c.num_kv_heads = 2;
-  c.num_tokens = 9;
-  c.num_blocks = 4;
-  c.skip_every = 4;
-  c.seed = 7;
-  ref::CacheCopyProblem p = build_gather_problem(c);
+  ref::CacheCopyProblem p = gen::materialize(
+      CopyCase(Copy("unaligned_rows", DType::kFloat16, 64, 8, 2, 9, 4, 4, 7)).spec);
   p.key_layout.stride_token = 2 * 64 + 3;  // breaks 16-byte alignment of the rows
   p.key.assign(static_cast<std::size_t>(p.key_layout.span()) * 2, std::byte{0xFF});
   ref::CacheCopyProblem expected = p;

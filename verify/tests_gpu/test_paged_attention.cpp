@@ -1,14 +1,18 @@
 /// Every registered paged-attention variant against the float64 reference on fixed cases that
 /// cover every dtype, head size and block size, GQA/MQA, ALiBi, edge context lengths (1, a
 /// block, a block +- 1, partition boundaries), padded caches, strided query/output, flat and
-/// peaked attention. The "Quick" cases are the sanitizer set.
+/// peaked attention. The "Quick" cases are the sanitizer set. Each case is a gen spec,
+/// materialized by gen::materialize; the bound is attention_tolerance() under the precision the
+/// variant declares.
 #include <gtest/gtest.h>
 
 #include "case_builder.h"
 #include "fixed_cases.h"
 #include "gpu_test_support.h"
 #include "pagecheck/reference/paged_attention.h"
+#include "pagecheck/verify/abi_args.h"
 #include "pagecheck/verify/attention_comparison.h"
+#include "pagecheck/verify/gen/materialize.h"
 #include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::gpu_test {
@@ -22,21 +26,19 @@ class PagedAttentionFixed : public ::testing::TestWithParam<AttentionCase> {};
 
 TEST_P(PagedAttentionFixed, EveryVariantMatchesReference) {
   PAGECHECK_SKIP_WITHOUT_DEVICE();
-  const AttentionCase& c = GetParam();
-  const ref::PagedAttentionProblem p = build_attention_problem(c);
+  const gen::AttentionSpec& spec = GetParam().spec;
+  const ref::PagedAttentionProblem p = gen::materialize(spec);
   const ref::PagedAttentionResult expected = ref::paged_attention(p);
-  const std::vector<double> tolerance = verify::attention_tolerance(p, expected);
   verify::DeviceRunOptions options;
-  options.attention_out_layout = attention_out_layout(c);
+  options.attention_out_layout = device_out_layout(spec);
   const auto variants = builtin_registry().family(PC_FAMILY_PAGED_ATTENTION);
   ASSERT_FALSE(variants.empty()) << "no paged_attention variant registered";
   for (const VariantInfo* v : variants) {
     SCOPED_TRACE("variant " + v->name);
-    ASSERT_TRUE(v->supports(c.dtype == DType::kFloat32   ? PC_DTYPE_FLOAT32
-                            : c.dtype == DType::kFloat16 ? PC_DTYPE_FLOAT16
-                                                         : PC_DTYPE_BFLOAT16,
-                            c.head_size, c.block_size))
+    ASSERT_TRUE(v->supports(verify::to_abi(spec.dtype), spec.head_size, spec.block_size))
         << "built-in variant does not declare this case's dtype / head size / block size";
+    const std::vector<double> tolerance =
+        verify::attention_tolerance(p, expected, tolerance_model(*v));
     const verify::AttentionRun run = verify::run_paged_attention(*v, p, options);
     ASSERT_EQ(run.outcome.disposition, verify::LaunchDisposition::kLaunched)
         << disposition_name(run.outcome.disposition) << ": " << run.outcome.message;

@@ -1,19 +1,25 @@
 #pragma once
 // A gather kernel "from another codebase": its own launcher, its own argument order, byte-wise
-// element handling and int strides for the outputs. The pagecheck adapter in
-// example_gather_plugin.cpp translates pc_gather_args into this call.
+// element handling and int sizes. The pagecheck adapter in example_gather_plugin.cpp translates
+// pc_gather_args into this call.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 namespace othercodebase {
 
-/// Paged-cache geometry in this codebase's own terms (element strides).
+/// One cache tensor in this codebase's own terms (element strides): element (block, head,
+/// slot, dim) is at block*block + head*head + slot*slot + (dim / split)*group + (dim % split)*dim.
+struct TensorGeometry {
+  int64_t block, head, slot, group, dim;  ///< strides
+  int64_t split;                          ///< dims per group
+};
+
+/// Paged-cache geometry: the key and value tensors and the slots per block.
 struct CacheGeometry {
-  int64_t key_block, key_head, key_group, key_slot;  ///< key cache strides
-  int64_t value_block, value_head, value_dim;        ///< value cache strides
-  int block_size;                                    ///< slots per block
-  int x;                                             ///< elements per 16-byte key vector
+  TensorGeometry key;    ///< key tensor
+  TensorGeometry value;  ///< value tensor
+  int block_size;        ///< slots per block
 };
 
 /// Copies K and V of every token whose slot is not -1 from the paged cache into the outputs.

@@ -18,13 +18,17 @@ enum class AttentionVariant : int {
 };
 
 /// can_implement: OK, or why the variant cannot run `args` (field named in the message).
-KernelStatus check_attention(AttentionVariant variant, const pc_paged_attention_args* args);
+/// `device` (may be NULL: queried) gives the shared-memory limit.
+KernelStatus check_attention(AttentionVariant variant, const pc_device_info* device,
+                             const pc_paged_attention_args* args);
 /// Workspace bytes `launch_attention` needs (0 for v1).
 std::size_t attention_workspace_bytes(AttentionVariant variant,
                                       const pc_paged_attention_args* args);
-/// Checks, then enqueues the kernel(s) on `stream`; never synchronizes.
-KernelStatus launch_attention(AttentionVariant variant, const pc_paged_attention_args* args,
-                              void* workspace, cudaStream_t stream);
+/// Checks, then fills AttentionParams from the version-2 arguments and enqueues the kernel(s)
+/// on `stream`; never synchronizes.
+KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* device,
+                              const pc_paged_attention_args* args, void* workspace,
+                              cudaStream_t stream);
 
 struct AttentionParams;
 /// Compile-time dispatch over dtype, head size, block size and variant (attention_dispatch.cu).

@@ -2,6 +2,7 @@
 /// Kernel-side parameters of the paged-attention kernels, built on the host from
 /// pc_paged_attention_args and passed to every kernel by value (__grid_constant__).
 /// All strides are in elements and 64-bit; token counts fit in 32 bits (checked on the host).
+#include <array>
 #include <cstdint>
 
 namespace pagecheck::kernels {
@@ -48,6 +49,32 @@ inline constexpr int kMaxPartitionSize = 1024;
 /// Partition sizes choose_partition_size picks are multiples of this (and so of every block
 /// size, and of the 4 warps x 2 blocks a thread block's warps take per step at block size 16).
 inline constexpr int kPartitionGranule = 128;
+
+/// Largest size choose_partition_size's third case reaches. There, with k = slots / rows >= 2
+/// partitions per row in one wave and at most two waves of kPartitionSize partitions,
+/// ceil(ctx / kPartitionSize) <= 2 * slots / rows < 2 (k + 1), so ctx <= kPartitionSize (2k + 1)
+/// and ctx / k <= 2 kPartitionSize + kPartitionSize / k: at k = 2, 2.5 kPartitionSize, rounded
+/// up to the granule (640 tokens), and never more than kMaxPartitionSize.
+inline constexpr int kLargestChosenPartitionSize = [] {
+  const int reach = 2 * kPartitionSize + (kPartitionSize + 1) / 2;
+  const int rounded = (reach + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
+  return rounded < kMaxPartitionSize ? rounded : kMaxPartitionSize;
+}();
+/// Every size choose_partition_size can return: kPartitionSize and each multiple of
+/// kPartitionGranule above it up to kLargestChosenPartitionSize (2 * kPartitionSize among
+/// them; the third case never goes below kPartitionSize + kPartitionGranule, as it runs only
+/// when a row needs more than slots / rows partitions of kPartitionSize). v2_split declares
+/// this list (pc_variant::partition_sizes); partition_size_test checks that it is exactly the
+/// function's range.
+inline constexpr int kNumPartitionSizes =
+    (kLargestChosenPartitionSize - kPartitionSize) / kPartitionGranule + 1;
+inline constexpr std::array<int32_t, kNumPartitionSizes> kPartitionSizes = [] {
+  std::array<int32_t, kNumPartitionSizes> sizes{};
+  for (int i = 0; i < kNumPartitionSizes; ++i) sizes[i] = kPartitionSize + i * kPartitionGranule;
+  return sizes;
+}();
+static_assert(kPartitionSize % kPartitionGranule == 0, "partition sizes are granule multiples");
+static_assert(2 * kPartitionSize <= kLargestChosenPartitionSize, "2 * kPartitionSize is listed");
 
 /// Tokens per v2_split partition for `rows` (sequence, head) pairs of contexts up to
 /// `max_context_len`, when `slots` thread blocks of the partition kernel fit on the device at

@@ -2,6 +2,7 @@
 #include "common/host_checks.h"
 
 #include "common/kernel_lists.h"
+#include "pagecheck/plugin_read.h"
 
 namespace pagecheck::kernels {
 
@@ -34,22 +35,88 @@ KernelStatus require_vector_stride(int64_t stride, int64_t x, const char* name) 
   return KernelStatus::success();
 }
 
-KernelStatus check_cache_shape(const pc_cache_layout& c, pc_dtype dtype) {
-  const int64_t bytes = element_bytes(dtype);
-  if (bytes == 0) {
-    return KernelStatus::unsupported("unsupported dtype: " +
-                                     std::to_string(static_cast<int>(dtype)));
+KernelStatus require_struct_size(uint32_t struct_size, const char* name) {
+  if (struct_size == 0) {
+    return KernelStatus::invalid(std::string(name) + ".struct_size is 0 (set it to the sizeof " +
+                                 "of the struct)");
   }
-  const int64_t x = 16 / bytes;
-  if (c.x != x) {
-    return KernelStatus::invalid("cache.x (" + std::to_string(c.x) +
-                                 ") must be 16 / element size = " + std::to_string(x) + " for " +
-                                 dtype_label(dtype));
+  return KernelStatus::success();
+}
+
+KernelStatus check_plain_cache(const pc_kv_cache& c, pc_dtype dtype) {
+  if (!kernel_dtype(dtype)) {
+    return KernelStatus::unsupported(std::string("unsupported dtype: ") + abi::dtype_label(dtype) +
+                                     " (the kernels take float32, float16 and bfloat16)");
   }
-  KernelStatus st = first_failure(require_min(c.num_blocks, 1, "cache.num_blocks"),
-                                  require_min(c.num_kv_heads, 1, "cache.num_kv_heads"),
-                                  require_min(c.head_size, 1, "cache.head_size"),
-                                  require_min(c.block_size, 1, "cache.block_size"));
+  if (c.dtype != dtype) {
+    return KernelStatus::unsupported(std::string("cache.dtype ") + abi::dtype_label(c.dtype) +
+                                     " differs from the token dtype " + abi::dtype_label(dtype) +
+                                     " (no fp8 or mixed-dtype caches)");
+  }
+  if (c.kind != PC_CACHE_X_SPLIT) {
+    return KernelStatus::unsupported(std::string("cache.kind ") + abi::cache_kind_label(c.kind) +
+                                     ": only x-split caches");
+  }
+  if (c.scale_kind != PC_SCALE_NONE || c.k_scale != nullptr || c.v_scale != nullptr) {
+    return KernelStatus::unsupported("cache scales (scale_kind " +
+                                     std::to_string(static_cast<int>(c.scale_kind)) +
+                                     "): no scaled caches");
+  }
+  if (c.combined != 0) {
+    return KernelStatus::unsupported("cache.combined: K and V must be separate tensors");
+  }
+  return KernelStatus::success();
+}
+
+KernelStatus check_decode_batch(const pc_ragged_batch& b, const pc_attention_features& f) {
+  if (b.query_start != nullptr || b.max_query_len > 1) {
+    return KernelStatus::unsupported("batch.query_start / max_query_len (" +
+                                     std::to_string(b.max_query_len) +
+                                     "): decode only, one query token per sequence");
+  }
+  if (b.num_query_tokens != b.num_seqs) {
+    return KernelStatus::invalid("batch.num_query_tokens (" + std::to_string(b.num_query_tokens) +
+                                 ") differs from batch.num_seqs (" + std::to_string(b.num_seqs) +
+                                 ") without query_start");
+  }
+  if (f.sinks != nullptr) return KernelStatus::unsupported("features.sinks: no attention sinks");
+  if (f.window != 0) {
+    return KernelStatus::unsupported("features.window (" + std::to_string(f.window) +
+                                     "): no sliding window");
+  }
+  if (f.soft_cap != 0.0f) {
+    return KernelStatus::unsupported("features.soft_cap (" + std::to_string(f.soft_cap) +
+                                     "): no logit soft-cap");
+  }
+  return KernelStatus::success();
+}
+
+KernelStatus check_cache_shape(const pc_kv_cache& c, pc_dtype dtype) {
+  KernelStatus st = check_plain_cache(c, dtype);
+  if (!st.ok()) return st;
+  const int64_t x = 16 / abi::dtype_bytes(dtype);
+  if (c.key.dim_split != x) {
+    return KernelStatus::invalid("cache.key.dim_split (" + std::to_string(c.key.dim_split) +
+                                 ") must be x = 16 / element size = " + std::to_string(x) +
+                                 " for " + abi::dtype_label(dtype) + " x-split keys");
+  }
+  if (c.key.dim != 1) {
+    return KernelStatus::unsupported("cache.key.dim (" + std::to_string(c.key.dim) +
+                                     ") must be 1 (x-groups of 16 contiguous bytes)");
+  }
+  if (c.value.slot != 1) {
+    return KernelStatus::unsupported("cache.value.slot (" + std::to_string(c.value.slot) +
+                                     ") must be 1 (a value row holds the block's slots)");
+  }
+  if (c.value.dim_split != c.head_size) {
+    return KernelStatus::unsupported("cache.value.dim_split (" + std::to_string(c.value.dim_split) +
+                                     ") must be head_size (" + std::to_string(c.head_size) +
+                                     "): values are not split into dim groups");
+  }
+  st = first_failure(require_min(c.num_blocks, 1, "cache.num_blocks"),
+                     require_min(c.num_kv_heads, 1, "cache.num_kv_heads"),
+                     require_min(c.head_size, 1, "cache.head_size"),
+                     require_min(c.block_size, 1, "cache.block_size"));
   if (!st.ok()) return st;
   if (c.head_size % x != 0) {
     return KernelStatus::invalid("cache.head_size (" + std::to_string(c.head_size) +
@@ -61,21 +128,27 @@ KernelStatus check_cache_shape(const pc_cache_layout& c, pc_dtype dtype) {
   if (!compiled_block_size(c.block_size)) {
     return KernelStatus::unsupported("unsupported block_size: " + std::to_string(c.block_size));
   }
-  return first_failure(require_min(c.key_stride_slot, x, "cache.key_stride_slot"),
-                       require_min(c.key_stride_group, 1, "cache.key_stride_group"),
-                       require_min(c.key_stride_head, 1, "cache.key_stride_head"),
-                       require_min(c.key_stride_block, 1, "cache.key_stride_block"),
-                       require_min(c.value_stride_dim, 1, "cache.value_stride_dim"),
-                       require_min(c.value_stride_head, 1, "cache.value_stride_head"),
-                       require_min(c.value_stride_block, 1, "cache.value_stride_block"));
+  return first_failure(
+      require_min(c.key.slot, x, "cache.key.slot"), require_min(c.key.group, 1, "cache.key.group"),
+      require_min(c.key.head, 1, "cache.key.head"), require_min(c.key.block, 1, "cache.key.block"),
+      require_min(c.value.dim, 1, "cache.value.dim"),
+      require_min(c.value.head, 1, "cache.value.head"),
+      require_min(c.value.block, 1, "cache.value.block"));
 }
 
-KernelStatus max_shared_memory_per_block(int64_t* bytes) {
-  int device = 0;
-  PAGECHECK_RETURN_IF_CUDA_FAILED(cudaGetDevice(&device));
+KernelStatus max_shared_memory_per_block(const pc_device_info* device, int64_t* bytes) {
+  if (device != nullptr) {
+    const pc_device_info d = abi::read(*device);
+    if (d.max_shared_per_block > 0) {
+      *bytes = d.max_shared_per_block;
+      return KernelStatus::success();
+    }
+  }
+  int current = 0;
+  PAGECHECK_RETURN_IF_CUDA_FAILED(cudaGetDevice(&current));
   int value = 0;
   PAGECHECK_RETURN_IF_CUDA_FAILED(
-      cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, current));
   *bytes = value;
   return KernelStatus::success();
 }

@@ -1,6 +1,7 @@
 #pragma once
 /// Small argument checks shared by the variants' can_implement functions. Each returns a
-/// KernelStatus whose message names the offending field.
+/// KernelStatus whose message names the offending field. The version-2 argument structs are
+/// read with pagecheck::abi::read (pagecheck/plugin_read.h) before these run.
 #include <cstdint>
 #include <string>
 
@@ -16,11 +17,28 @@ KernelStatus require_aligned16(const void* ptr, const char* name, const char* wh
 KernelStatus require_min(int64_t value, int64_t min_value, const char* name);
 /// Unsupported when `stride` is not a multiple of `x` elements (16-byte vector accesses).
 KernelStatus require_vector_stride(int64_t stride, int64_t x, const char* name);
-/// Invalid unless the layout's x equals 16 / element size and its sizes are positive;
-/// unsupported when the head size or block size is not a compiled one.
-KernelStatus check_cache_shape(const pc_cache_layout& cache, pc_dtype dtype);
-/// The current device's opt-in shared memory per block (bytes), or a CUDA error status.
-KernelStatus max_shared_memory_per_block(int64_t* bytes);
+/// Invalid when a struct's struct_size is 0 (the writer did not set it; `name` is the field,
+/// e.g. "args.batch").
+KernelStatus require_struct_size(uint32_t struct_size, const char* name);
+
+/// The cache subset pagecheck's simple kernels handle (built-in and planted): unsupported for a
+/// kind other than x-split, a dtype the kernels are not compiled for (fp8), a cache dtype other
+/// than the token dtype `dtype`, scales, or combined K/V.
+KernelStatus check_plain_cache(const pc_kv_cache& cache, pc_dtype dtype);
+/// Decode only: unsupported for query_start != NULL, max_query_len > 1, sinks, a window or a
+/// soft-cap; invalid when num_query_tokens differs from num_seqs. (Causality does not matter
+/// with one query token per sequence. Context length 0 cannot be seen on the host: the
+/// variants declare PC_CONTEXT0_UNSUPPORTED, so the harness never passes it.)
+KernelStatus check_decode_batch(const pc_ragged_batch& batch,
+                                const pc_attention_features& features);
+/// check_plain_cache, then the built-in kernels' x-split layout: key dim groups of x = 16 /
+/// element size (invalid otherwise) with unit dim stride, values with unit slot stride and no
+/// dim groups, positive sizes, head size a multiple of x; unsupported when the head size or
+/// block size is not a compiled one.
+KernelStatus check_cache_shape(const pc_kv_cache& cache, pc_dtype dtype);
+/// The device's opt-in shared memory per block (bytes): device->max_shared_per_block when the
+/// host filled it, else queried from the current device (or a CUDA error status).
+KernelStatus max_shared_memory_per_block(const pc_device_info* device, int64_t* bytes);
 
 /// Runs the checks in order and returns the first failure (or success).
 template <typename... Checks>

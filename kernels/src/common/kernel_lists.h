@@ -34,29 +34,9 @@ inline bool compiled_block_size(int64_t block_size) {
          std::end(kBlockSizes);
 }
 
-/// Bytes per element of a dtype, 0 for an unknown value.
-inline int64_t element_bytes(pc_dtype dtype) {
-  switch (dtype) {
-    case PC_DTYPE_FLOAT32:
-      return 4;
-    case PC_DTYPE_FLOAT16:
-      return 2;
-    case PC_DTYPE_BFLOAT16:
-      return 2;
-  }
-  return 0;
-}
-/// "float32", "float16", "bfloat16" or "unknown".
-inline const char* dtype_label(pc_dtype dtype) {
-  switch (dtype) {
-    case PC_DTYPE_FLOAT32:
-      return "float32";
-    case PC_DTYPE_FLOAT16:
-      return "float16";
-    case PC_DTYPE_BFLOAT16:
-      return "bfloat16";
-  }
-  return "unknown";
+/// True for the dtypes the kernels are compiled for (float32, float16, bfloat16; no fp8).
+inline bool kernel_dtype(pc_dtype dtype) {
+  return dtype == PC_DTYPE_FLOAT32 || dtype == PC_DTYPE_FLOAT16 || dtype == PC_DTYPE_BFLOAT16;
 }
 
 }  // namespace pagecheck::kernels

@@ -9,27 +9,12 @@
 
 #include "bench_kernels.h"
 #include "pagecheck/reference/layout.h"
+#include "pagecheck/reference/problems.h"
+#include "pagecheck/verify/abi_args.h"
 
 namespace pagecheck::bench::detail {
 
 namespace {
-
-pc_cache_layout to_pc(const ref::PagedCacheLayout& l) {
-  pc_cache_layout c{};
-  c.num_blocks = l.num_blocks;
-  c.num_kv_heads = l.num_kv_heads;
-  c.head_size = l.head_size;
-  c.block_size = l.block_size;
-  c.x = l.x;
-  c.key_stride_block = l.key_stride_block;
-  c.key_stride_head = l.key_stride_head;
-  c.key_stride_group = l.key_stride_group;
-  c.key_stride_slot = l.key_stride_slot;
-  c.value_stride_block = l.value_stride_block;
-  c.value_stride_head = l.value_stride_head;
-  c.value_stride_dim = l.value_stride_dim;
-  return c;
-}
 
 /// The pool's block indices in random order.
 std::vector<int64_t> permuted_blocks(int64_t num_blocks, uint64_t seed) {
@@ -47,9 +32,11 @@ DeviceProblem::DeviceProblem(const BenchShape& shape, uint64_t seed, cudaStream_
   shape.validate();
   const auto dtype = static_cast<pc_dtype>(shape.dtype);
   const int64_t elem = static_cast<int64_t>(dtype_size(shape.dtype));
-  const ref::PagedCacheLayout layout = ref::PagedCacheLayout::packed(
-      shape.dtype, shape.num_blocks, shape.num_kv_heads, shape.head_size, shape.block_size);
-  cache_ = to_pc(layout);
+  // The problem's descriptors (no host tensors: the tensors are filled on the device); the one
+  // converter (pagecheck/verify/abi_args.h) turns them into the family's ABI arguments.
+  const ref::PagedCacheLayout layout = ref::make_cache_layout(
+      ref::CacheKind::kXSplit, shape.dtype,
+      ref::CacheShape{shape.num_blocks, shape.num_kv_heads, shape.head_size, shape.block_size});
   key_span_ = layout.key_span();
   value_span_ = layout.value_span();
   key_cache_ = DeviceBuffer(static_cast<std::size_t>(key_span_ * elem));
@@ -60,83 +47,67 @@ DeviceProblem::DeviceProblem(const BenchShape& shape, uint64_t seed, cudaStream_
   if (shape.family == PC_FAMILY_PAGED_ATTENTION) {
     fill_random(key_cache_.get(), key_span_, dtype, seed + 1, -1.0f, 1.0f, stream);
     fill_random(value_cache_.get(), value_span_, dtype, seed + 2, -1.0f, 1.0f, stream);
-    const int64_t q_elems = shape.num_seqs * shape.num_heads * shape.head_size;
+    ref::PagedAttentionProblem p;
+    p.dtype = shape.dtype;
+    p.num_heads = shape.num_heads;
+    p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_size)));
+    p.cache = layout;
+    p.query_layout = ref::TokenLayout::packed(shape.num_seqs, shape.num_heads, shape.head_size);
+    ref::RaggedBatch& b = p.batch;
+    b.num_seqs = shape.num_seqs;
+    b.context_lens.assign(static_cast<std::size_t>(shape.num_seqs),
+                          static_cast<int32_t>(shape.context_len));
+    b.max_blocks_per_seq = (shape.context_len + shape.block_size - 1) / shape.block_size;
+    b.block_table.resize(static_cast<std::size_t>(shape.num_seqs * b.max_blocks_per_seq));
+    for (std::size_t i = 0; i < b.block_table.size(); ++i) {
+      b.block_table[i] = static_cast<int32_t>(blocks[i]);
+    }
+    const int64_t q_elems = p.query_layout.span();
     query_ = DeviceBuffer(static_cast<std::size_t>(q_elems * elem));
     out_ = DeviceBuffer(static_cast<std::size_t>(q_elems * elem));
     fill_random(query_.get(), q_elems, dtype, seed + 3, -1.0f, 1.0f, stream);
     token_elems_ = q_elems;
-    const int64_t bps = (shape.context_len + shape.block_size - 1) / shape.block_size;
-    std::vector<int32_t> table(static_cast<std::size_t>(shape.num_seqs * bps));
-    for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<int32_t>(blocks[i]);
-    block_table_ = upload(table, stream);
-    context_lens_ = upload(std::vector<int32_t>(static_cast<std::size_t>(shape.num_seqs),
-                                                static_cast<int32_t>(shape.context_len)),
-                           stream);
-    pc_paged_attention_args& a = attention_;
-    a.dtype = dtype;
-    a.num_seqs = shape.num_seqs;
-    a.num_heads = shape.num_heads;
-    a.max_blocks_per_seq = bps;
-    a.max_context_len = shape.context_len;
-    a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_size)));
-    a.query = query_.get();
-    a.query_stride_seq = shape.num_heads * shape.head_size;
-    a.query_stride_head = shape.head_size;
-    a.key_cache = key_cache_.get();
-    a.value_cache = value_cache_.get();
-    a.cache = cache_;
-    a.block_table = block_table_.as<const int32_t>();
-    a.block_table_stride = bps;
-    a.context_lens = context_lens_.as<const int32_t>();
-    a.alibi_slopes = nullptr;
-    a.out = out_.get();
-    a.out_stride_seq = shape.num_heads * shape.head_size;
-    a.out_stride_head = shape.head_size;
+    block_table_ = upload(b.strided_block_table(), stream);
+    context_lens_ = upload(b.context_lens, stream);
+    verify::AttentionPointers ptr;
+    ptr.query = query_.get();
+    ptr.key_cache = key_cache_.get();
+    ptr.value_cache = value_cache_.get();
+    ptr.context_lens = context_lens_.as<const int32_t>();
+    ptr.block_table = block_table_.as<const int32_t>();
+    ptr.out = out_.get();
+    attention_ = verify::attention_args(p, p.query_layout, ptr);
   } else {
     // Token t goes to slot t % block_size of the (t / block_size)-th randomly chosen block.
-    std::vector<int64_t> slots(static_cast<std::size_t>(shape.num_tokens));
+    ref::CacheCopyProblem p;
+    p.dtype = shape.dtype;
+    p.cache = layout;
+    p.key_layout = ref::TokenLayout::packed(shape.num_tokens, shape.num_kv_heads, shape.head_size);
+    p.value_layout = p.key_layout;
+    p.slot_mapping.resize(static_cast<std::size_t>(shape.num_tokens));
     for (int64_t t = 0; t < shape.num_tokens; ++t) {
-      slots[static_cast<std::size_t>(t)] =
+      p.slot_mapping[static_cast<std::size_t>(t)] =
           blocks[static_cast<std::size_t>(t / shape.block_size)] * shape.block_size +
           t % shape.block_size;
     }
-    slot_mapping_ = upload(slots, stream);
-    token_elems_ = shape.num_tokens * shape.num_kv_heads * shape.head_size;
+    slot_mapping_ = upload(p.slot_mapping, stream);
+    token_elems_ = p.key_layout.span();
     key_ = DeviceBuffer(static_cast<std::size_t>(token_elems_ * elem));
     value_ = DeviceBuffer(static_cast<std::size_t>(token_elems_ * elem));
-    const int64_t stride_token = shape.num_kv_heads * shape.head_size;
+    verify::CopyPointers ptr;
+    ptr.key_cache = key_cache_.get();
+    ptr.value_cache = value_cache_.get();
+    ptr.slot_mapping = slot_mapping_.as<const int64_t>();
+    ptr.key = key_.get();
+    ptr.value = value_.get();
     if (shape.family == PC_FAMILY_GATHER_CACHED_KV) {
       fill_random(key_cache_.get(), key_span_, dtype, seed + 1, -1.0f, 1.0f, stream);
       fill_random(value_cache_.get(), value_span_, dtype, seed + 2, -1.0f, 1.0f, stream);
-      pc_gather_args& g = gather_;
-      g.dtype = dtype;
-      g.num_tokens = shape.num_tokens;
-      g.key_cache = key_cache_.get();
-      g.value_cache = value_cache_.get();
-      g.cache = cache_;
-      g.slot_mapping = slot_mapping_.as<const int64_t>();
-      g.key_out = key_.get();
-      g.key_stride_token = stride_token;
-      g.key_stride_head = shape.head_size;
-      g.value_out = value_.get();
-      g.value_stride_token = stride_token;
-      g.value_stride_head = shape.head_size;
+      gather_ = verify::gather_args(p, ptr);
     } else {
       fill_random(key_.get(), token_elems_, dtype, seed + 1, -1.0f, 1.0f, stream);
       fill_random(value_.get(), token_elems_, dtype, seed + 2, -1.0f, 1.0f, stream);
-      pc_reshape_and_cache_args& r = reshape_;
-      r.dtype = dtype;
-      r.num_tokens = shape.num_tokens;
-      r.key = key_.get();
-      r.key_stride_token = stride_token;
-      r.key_stride_head = shape.head_size;
-      r.value = value_.get();
-      r.value_stride_token = stride_token;
-      r.value_stride_head = shape.head_size;
-      r.key_cache = key_cache_.get();
-      r.value_cache = value_cache_.get();
-      r.cache = cache_;
-      r.slot_mapping = slot_mapping_.as<const int64_t>();
+      reshape_ = verify::reshape_args(p, ptr);
     }
   }
   PAGECHECK_CUDA_CHECK(cudaStreamSynchronize(stream));

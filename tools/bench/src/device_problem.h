@@ -1,7 +1,8 @@
 #pragma once
 /// Device inputs of one bench shape, built directly on the GPU: random caches, query and K/V
 /// (never zeros), block tables drawn as a random permutation of a realistic pool, slot mappings
-/// that fill randomly chosen blocks in order, and the family's args struct pointing at them.
+/// that fill randomly chosen blocks in order, and the family's ABI v2 args struct pointing at
+/// them (from the shape's problem descriptors through pagecheck/verify/abi_args.h).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -20,7 +21,7 @@ class DeviceProblem {
   /// device runs out of memory (the message names the allocation size).
   DeviceProblem(const BenchShape& shape, uint64_t seed, cudaStream_t stream);
 
-  /// Pointer to the family's args struct (pc_paged_attention_args, pc_gather_args or
+  /// Pointer to the family's version-2 args struct (pc_paged_attention_args, pc_gather_args or
   /// pc_reshape_and_cache_args), valid while this object lives.
   const void* args() const;
   /// Sets every output byte to 0xFF (NaN in every dtype); enqueued on `stream`.
@@ -32,7 +33,6 @@ class DeviceProblem {
 
  private:
   BenchShape shape_;
-  pc_cache_layout cache_{};
   DeviceBuffer key_cache_, value_cache_;  ///< paged caches
   DeviceBuffer key_, value_;              ///< contiguous K/V (copy families)
   DeviceBuffer query_, out_;              ///< attention query and output

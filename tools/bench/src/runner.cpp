@@ -9,6 +9,7 @@
 #include "device_problem.h"
 #include "pagecheck/bench/render.h"
 #include "pagecheck/cuda_check.h"
+#include "pagecheck/cuda_device_info.h"
 
 namespace pagecheck::bench {
 
@@ -63,11 +64,11 @@ VariantResult failed(const std::string& name, const std::string& why) {
   return v;
 }
 
-VariantResult run_variant(const VariantInfo& info, const ShapeResult& sr, DeviceProblem& problem,
-                          ColdTimer& timer, cudaStream_t stream, const MeasureSettings& settings,
+VariantResult run_variant(const VariantInfo& info, const pc_device_info& device,
+                          const ShapeResult& sr, DeviceProblem& problem, ColdTimer& timer,
+                          cudaStream_t stream, const MeasureSettings& settings,
                           const CeilingResult& ceiling, double tolerance) {
   const BenchShape& shape = sr.shape;
-  const pc_variant& var = info.variant;
   if (!info.supports(static_cast<pc_dtype>(shape.dtype), shape.head_size, shape.block_size)) {
     return unsupported(info.name, std::string("declares no support for ") +
                                       dtype_name(shape.dtype) + ", head size " +
@@ -75,20 +76,19 @@ VariantResult run_variant(const VariantInfo& info, const ShapeResult& sr, Device
                                       std::to_string(shape.block_size));
   }
   const void* args = problem.args();
-  char msg[512] = {0};
-  if (var.can_implement != nullptr) {
-    const pc_status st = var.can_implement(&var, args, msg, sizeof msg);
+  std::string msg;
+  {
+    const pc_status st = info.can_implement(device, args, &msg);
     if (st == PC_STATUS_UNSUPPORTED) return unsupported(info.name, msg);
     if (st != PC_STATUS_OK) {
       return failed(info.name, std::string("can_implement: ") + pc_status_name(st) + ": " + msg);
     }
   }
   try {
-    const std::size_t ws = var.workspace_bytes ? var.workspace_bytes(&var, args) : 0;
+    const std::size_t ws = info.workspace_bytes(device, args);
     DeviceBuffer workspace(ws);
     auto launch = [&](cudaStream_t s) {
-      msg[0] = '\0';
-      const pc_status st = var.launch(&var, args, workspace.get(), s, msg, sizeof msg);
+      const pc_status st = info.launch(device, args, workspace.get(), s, &msg);
       if (st == PC_STATUS_UNSUPPORTED) throw Unsupported(msg);
       if (st != PC_STATUS_OK) {
         throw MeasureError(std::string("launch: ") + pc_status_name(st) + ": " + msg);
@@ -154,6 +154,7 @@ BenchReport run_bench(const VariantRegistry& registry, pc_family family,
     throw CudaError(cudaErrorNoDevice, "pagecheck bench needs a GPU: " + why);
   }
   PAGECHECK_CUDA_CHECK(cudaSetDevice(options.device));
+  const pc_device_info device = query_device_info(options.device);  // once per run (one device)
 
   BenchReport r;
   r.family = family_name(family);
@@ -191,8 +192,8 @@ BenchReport run_bench(const VariantRegistry& registry, pc_family family,
     const uint64_t shape_seed = options.seed * 0x9E3779B97F4A7C15ull + i;
     DeviceProblem problem(sr.shape, shape_seed, stream.get());
     for (const VariantInfo* info : infos) {
-      VariantResult v = run_variant(*info, sr, problem, timer, stream.get(), settings, ceiling,
-                                    options.ceiling_tolerance);
+      VariantResult v = run_variant(*info, device, sr, problem, timer, stream.get(), settings,
+                                    ceiling, options.ceiling_tolerance);
       if (log) {
         *log << "[" << (i + 1) << "/" << shapes.size() << "] " << sr.shape.label << " " << v.variant
              << ": ";

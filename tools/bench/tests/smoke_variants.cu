@@ -10,7 +10,7 @@ namespace pagecheck::bench::testing {
 namespace {
 
 __global__ void smoke_gather_kernel(pc_gather_args a) {
-  const pc_cache_layout& c = a.cache;
+  const pc_kv_cache& c = a.cache;
   const int64_t per_token = c.num_kv_heads * c.head_size;
   const int64_t n = a.num_tokens * per_token;
   const auto* kc = static_cast<const uint16_t*>(a.key_cache);
@@ -26,19 +26,22 @@ __global__ void smoke_gather_kernel(pc_gather_args a) {
     if (slot < 0) continue;
     const int64_t block = slot / c.block_size;
     const int64_t off = slot % c.block_size;
+    const pc_cache_strides& k = c.key;
+    const pc_cache_strides& v = c.value;
     ko[t * a.key_stride_token + h * a.key_stride_head + d] =
-        kc[block * c.key_stride_block + h * c.key_stride_head + (d / c.x) * c.key_stride_group +
-           off * c.key_stride_slot + d % c.x];
+        kc[block * k.block + h * k.head + off * k.slot + (d / k.dim_split) * k.group +
+           (d % k.dim_split) * k.dim];
     vo[t * a.value_stride_token + h * a.value_stride_head + d] =
-        vc[block * c.value_stride_block + h * c.value_stride_head + d * c.value_stride_dim + off];
+        vc[block * v.block + h * v.head + off * v.slot + (d / v.dim_split) * v.group +
+           (d % v.dim_split) * v.dim];
   }
 }
 
 const int32_t kHeads[] = {64, 128};
 const int32_t kBlocks[] = {8, 16};
 
-pc_status launch_gather(const pc_variant*, const void* args, void*, void* stream, char* msg,
-                        size_t msg_len) {
+pc_status launch_gather(const pc_variant*, const pc_device_info*, const void* args, void*,
+                        void* stream, char* msg, size_t msg_len) {
   const auto* a = static_cast<const pc_gather_args*>(args);
   const int64_t n = a->num_tokens * a->cache.num_kv_heads * a->cache.head_size;
   const int64_t blocks = (n + 255) / 256;
@@ -52,13 +55,16 @@ pc_status launch_gather(const pc_variant*, const void* args, void*, void* stream
   return PC_STATUS_OK;
 }
 
-pc_status launch_nothing(const pc_variant*, const void*, void*, void*, char*, size_t) {
+pc_status launch_nothing(const pc_variant*, const pc_device_info*, const void*, void*, void*,
+                         char*, size_t) {
   return PC_STATUS_OK;
 }
 
 pc_variant make(const char* name, const char* description,
-                pc_status (*launch)(const pc_variant*, const void*, void*, void*, char*, size_t)) {
+                pc_status (*launch)(const pc_variant*, const pc_device_info*, const void*, void*,
+                                    void*, char*, size_t)) {
   pc_variant v{};
+  v.struct_size = sizeof v;
   v.name = name;
   v.description = description;
   v.family = PC_FAMILY_GATHER_CACHED_KV;

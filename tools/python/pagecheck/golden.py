@@ -51,10 +51,12 @@ class Golden:
                     "block_table": a["inputs/block_table"],
                     "context_lens": a["inputs/context_lens"],
                     "scale": float(self.attrs["scale"]),
-                    "alibi_slopes": a.get("inputs/alibi_slopes"), "dtype": self.dtype}
+                    "alibi_slopes": a.get("inputs/alibi_slopes"), "dtype": self.dtype,
+                    "kind": self.attrs.get("cache_kind")}
         return {"key": a["inputs/key"], "value": a["inputs/value"],
                 "key_cache": a["inputs/key_cache"], "value_cache": a["inputs/value_cache"],
-                "slot_mapping": a["inputs/slot_mapping"], "dtype": self.dtype}
+                "slot_mapping": a["inputs/slot_mapping"], "dtype": self.dtype,
+                "kind": self.attrs.get("cache_kind")}
 
     def __repr__(self):
         return f"<pagecheck.golden.Golden {self.name} ({self.family}, {self.dtype})>"

@@ -86,6 +86,32 @@ std::optional<DType> requested_dtype(const py::handle& dtype) {
   }
 }
 
+std::optional<DType> requested_kv_dtype(const py::handle& kv_dtype) {
+  if (kv_dtype.is_none()) return std::nullopt;
+  if (!py::isinstance<py::str>(kv_dtype)) {
+    throw py::type_error("kv_dtype: expected None or a name such as 'fp8_e4m3', got " +
+                         py::repr(kv_dtype).cast<std::string>());
+  }
+  try {
+    return parse_dtype(kv_dtype.cast<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string("kv_dtype: ") + e.what());
+  }
+}
+
+ref::CacheKind requested_kind(const py::handle& kind) {
+  if (kind.is_none()) return ref::CacheKind::kXSplit;
+  if (!py::isinstance<py::str>(kind)) {
+    throw py::type_error("kind: expected None or 'x_split', 'nhd' or 'hnd', got " +
+                         py::repr(kind).cast<std::string>());
+  }
+  try {
+    return ref::parse_cache_kind(kind.cast<std::string>().c_str());
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string("kind: ") + e.what());
+  }
+}
+
 DType tensor_dtype(const py::array& array, const std::string& name, std::optional<DType> requested,
                    std::optional<DType> expected, const std::string& expected_from) {
   const py::dtype dt = array.dtype();
@@ -106,10 +132,18 @@ DType tensor_dtype(const py::array& array, const std::string& name, std::optiona
       throw py::type_error(name + ": " + dtype_text(array) +
                            " arrays are taken as bfloat16 bits only with dtype='bfloat16'");
     }
+  } else if ((kind == 'u' || kind == 'i') && size == 1) {
+    if (!requested || !dtype_info(*requested).fp8) {
+      throw py::type_error(name + ": " + dtype_text(array) +
+                           " arrays are taken as fp8 codes only with kv_dtype='fp8_e4m3' or "
+                           "'fp8_e5m2'");
+    }
+    natural = *requested;
   } else {
     throw py::type_error(name + ": dtype " + dtype_text(array) +
-                         " is not a storage dtype (float32, float16, or bfloat16 bits as a "
-                         "uint16/int16 view with dtype='bfloat16')");
+                         " is not a storage dtype (float32, float16, bfloat16 bits as a "
+                         "uint16/int16 view with dtype='bfloat16', or fp8 codes as uint8 with "
+                         "kv_dtype='fp8_e4m3' / 'fp8_e5m2')");
   }
   if (requested && *requested != natural) {
     throw py::type_error(name + ": array dtype " + dtype_text(array) + " does not match dtype='" +
@@ -126,7 +160,7 @@ DType tensor_dtype(const py::array& array, const std::string& name, std::optiona
 }
 
 StridedTensor read_tensor(const py::array& given, const std::string& name, std::size_t ndim,
-                          const std::string& dims, DType dtype) {
+                          const std::string& dims, DType dtype, bool packed) {
   if (static_cast<std::size_t>(given.ndim()) != ndim) {
     std::vector<int64_t> got(given.shape(), given.shape() + given.ndim());
     throw py::value_error(name + ": expected " + std::to_string(ndim) + " dimensions " + dims +
@@ -145,7 +179,7 @@ StridedTensor read_tensor(const py::array& given, const std::string& name, std::
     }
     return true;
   };
-  if (!expressible(array)) {
+  if (packed || !expressible(array)) {
     array = py::module_::import("numpy").attr("ascontiguousarray")(array);
   }
   t.strides.resize(ndim);
@@ -203,6 +237,8 @@ std::vector<double> read_float64(const py::handle& obj, const std::string& name,
   return std::vector<double>(values.data(), values.data() + values.size());
 }
 
+namespace {
+
 ref::TokenLayout token_layout(const StridedTensor& t) {
   ref::TokenLayout layout;
   layout.num_tokens = t.shape[0];
@@ -213,48 +249,144 @@ ref::TokenLayout token_layout(const StridedTensor& t) {
   return layout;
 }
 
-ref::PagedCacheLayout cache_layout(const StridedTensor& key, const StridedTensor& value,
-                                   DType dtype, int64_t head_size) {
-  const int64_t x = dtype_x(dtype);
-  if (key.shape[4] != x) {
-    throw py::value_error("key_cache: last dimension is " + std::to_string(key.shape[4]) +
-                          ", but x = 16 bytes / element size = " + std::to_string(x) + " for " +
-                          dtype_name(dtype) +
-                          " (the key cache is [num_blocks, num_kv_heads, head_size / x, "
-                          "block_size, x])");
+/// The strides of one cache tensor of `kind` read from an array (cache_dims order).
+ref::CacheTensorStrides tensor_strides(ref::CacheKind kind, bool key, const StridedTensor& t,
+                                       int64_t head_size) {
+  const std::vector<int64_t>& s = t.strides;
+  ref::CacheTensorStrides out;
+  if (kind == ref::CacheKind::kXSplit && key) {  // [blocks, heads, head_size / x, bs, x]
+    out = {s[0], s[1], s[3], s[2], s[4], t.shape[4]};
+  } else if (kind == ref::CacheKind::kXSplit) {  // [blocks, heads, head_size, bs]
+    out = {s[0], s[1], s[3], 0, s[2], head_size};
+  } else if (kind == ref::CacheKind::kNHD) {  // [blocks, bs, heads, head_size]
+    out = {s[0], s[2], s[1], 0, s[3], head_size};
+  } else {  // HND: [blocks, heads, bs, head_size]
+    out = {s[0], s[1], s[2], 0, s[3], head_size};
   }
-  const int64_t key_head_size = key.shape[2] * x;
-  if (head_size >= 0 && key_head_size != head_size) {
-    throw py::value_error("key_cache: head_size / x = " + std::to_string(key.shape[2]) +
-                          " gives head_size " + std::to_string(key_head_size) +
-                          ", but the head_size of the tokens is " + std::to_string(head_size));
+  return out;
+}
+
+/// Sizes of a cache from its key array, checking the value array against them.
+ref::CacheShape cache_shape(const StridedTensor& key, const StridedTensor& value,
+                            ref::CacheKind kind, DType kv_dtype, int64_t head_size) {
+  ref::CacheShape shape;
+  std::vector<int64_t> want_value;
+  if (kind == ref::CacheKind::kXSplit) {
+    const int64_t x = dtype_x(kv_dtype);
+    if (key.shape[4] != x) {
+      throw py::value_error("key_cache: last dimension is " + std::to_string(key.shape[4]) +
+                            ", but x = 16 bytes / element size = " + std::to_string(x) + " for " +
+                            dtype_name(kv_dtype) + " (the key cache is " + cache_dims(kind, true) +
+                            ")");
+    }
+    shape = {key.shape[0], key.shape[1], key.shape[2] * x, key.shape[3]};
+    if (head_size >= 0 && shape.head_size != head_size) {
+      throw py::value_error("key_cache: head_size / x = " + std::to_string(key.shape[2]) +
+                            " gives head_size " + std::to_string(shape.head_size) +
+                            ", but the head_size of the tokens is " + std::to_string(head_size));
+    }
+    want_value = {shape.num_blocks, shape.num_kv_heads, shape.head_size, shape.block_size};
+  } else {
+    const bool nhd = kind == ref::CacheKind::kNHD;
+    shape = {key.shape[0], nhd ? key.shape[2] : key.shape[1], key.shape[3],
+             nhd ? key.shape[1] : key.shape[2]};
+    if (head_size >= 0 && shape.head_size != head_size) {
+      throw py::value_error("key_cache: head_size " + std::to_string(shape.head_size) +
+                            " differs from the head_size of the tokens, " +
+                            std::to_string(head_size));
+    }
+    want_value = key.shape;
   }
-  const std::vector<int64_t> want{key.shape[0], key.shape[1], key_head_size, key.shape[3]};
-  if (value.shape != want) {
-    throw py::value_error("value_cache: expected shape " + shape_text(want) +
-                          " [num_blocks, num_kv_heads, head_size, block_size] to match "
-                          "key_cache " +
-                          shape_text(key.shape) + ", got " + shape_text(value.shape));
+  if (value.shape != want_value) {
+    throw py::value_error("value_cache: expected shape " + shape_text(want_value) + " " +
+                          cache_dims(kind, false) + " to match key_cache " + shape_text(key.shape) +
+                          ", got " + shape_text(value.shape));
   }
-  ref::PagedCacheLayout c;
-  c.num_blocks = key.shape[0];
-  c.num_kv_heads = key.shape[1];
-  c.head_size = key_head_size;
-  c.block_size = key.shape[3];
-  c.x = x;
-  c.key_stride_block = key.strides[0];
-  c.key_stride_head = key.strides[1];
-  c.key_stride_group = key.strides[2];
-  c.key_stride_slot = key.strides[3];
-  c.value_stride_block = value.strides[0];
-  c.value_stride_head = value.strides[1];
-  c.value_stride_dim = value.strides[2];
-  try {
-    c.validate(dtype);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("key_cache, value_cache: ") + e.what());
+  return shape;
+}
+
+}  // namespace
+
+TokenTensor read_tokens(const py::array& array, const std::string& name, const std::string& dims,
+                        DType dtype) {
+  for (bool packed : {false, true}) {
+    StridedTensor t = read_tensor(array, name, 3, dims, dtype, packed);
+    TokenTensor out{token_layout(t), std::move(t.bytes)};
+    try {
+      out.layout.validate(name.c_str());
+      return out;
+    } catch (const std::invalid_argument& e) {
+      // Strides numpy can express but a token layout cannot (a transposed array): a packed
+      // copy holds the same tensor.
+      if (packed) throw py::value_error(e.what());
+    }
   }
-  return c;
+  throw std::logic_error("read_tokens: unreachable");
+}
+
+const char* cache_dims(ref::CacheKind kind, bool key) {
+  switch (kind) {
+    case ref::CacheKind::kXSplit:
+      return key ? "[num_blocks, num_kv_heads, head_size / x, block_size, x]"
+                 : "[num_blocks, num_kv_heads, head_size, block_size]";
+    case ref::CacheKind::kNHD:
+      return "[num_blocks, block_size, num_kv_heads, head_size]";
+    case ref::CacheKind::kHND:
+      return "[num_blocks, num_kv_heads, block_size, head_size]";
+  }
+  return "";
+}
+
+CacheTensors read_cache(const py::array& key_array, const py::array& value_array,
+                        ref::CacheKind kind, DType kv_dtype, int64_t head_size) {
+  const std::size_t key_ndim = kind == ref::CacheKind::kXSplit ? 5 : 4;
+  for (bool packed : {false, true}) {
+    StridedTensor key =
+        read_tensor(key_array, "key_cache", key_ndim, cache_dims(kind, true), kv_dtype, packed);
+    StridedTensor value =
+        read_tensor(value_array, "value_cache", 4, cache_dims(kind, false), kv_dtype, packed);
+    const ref::CacheShape shape = cache_shape(key, value, kind, kv_dtype, head_size);
+    CacheTensors out;
+    ref::PagedCacheLayout& c = out.layout;
+    c.kind = kind;
+    c.dtype = kv_dtype;
+    c.num_blocks = shape.num_blocks;
+    c.num_kv_heads = shape.num_kv_heads;
+    c.head_size = shape.head_size;
+    c.block_size = shape.block_size;
+    c.key = tensor_strides(kind, true, key, shape.head_size);
+    c.value = tensor_strides(kind, false, value, shape.head_size);
+    // An fp8 layout needs a scale kind to validate; the caller sets the real one.
+    if (dtype_info(kv_dtype).fp8) c.scale_kind = ref::ScaleKind::kPerTensor;
+    try {
+      c.validate();
+      c.scale_kind = ref::ScaleKind::kNone;
+      out.key = std::move(key.bytes);
+      out.value = std::move(value.bytes);
+      return out;
+    } catch (const std::invalid_argument& e) {
+      if (packed) throw py::value_error(std::string("key_cache, value_cache: ") + e.what());
+    }
+  }
+  throw std::logic_error("read_cache: unreachable");
+}
+
+std::pair<std::vector<int64_t>, std::vector<int64_t>> cache_array(const ref::PagedCacheLayout& c,
+                                                                  bool key) {
+  const ref::CacheTensorStrides& s = key ? c.key : c.value;
+  const int64_t nb = c.num_blocks, kv = c.num_kv_heads, hs = c.head_size, bs = c.block_size;
+  switch (c.kind) {
+    case ref::CacheKind::kXSplit:
+      if (key)
+        return {{nb, kv, hs / s.dim_split, bs, s.dim_split},
+                {s.block, s.head, s.group, s.slot, s.dim}};
+      return {{nb, kv, hs, bs}, {s.block, s.head, s.dim, s.slot}};
+    case ref::CacheKind::kNHD:
+      return {{nb, bs, kv, hs}, {s.block, s.slot, s.head, s.dim}};
+    case ref::CacheKind::kHND:
+      return {{nb, kv, bs, hs}, {s.block, s.head, s.slot, s.dim}};
+  }
+  return {};
 }
 
 }  // namespace pagecheck::python

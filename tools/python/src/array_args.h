@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -27,10 +28,18 @@ py::array to_numpy(const py::handle& obj, const std::string& name);
 /// Throws ValueError naming the `dtype` argument otherwise.
 std::optional<DType> requested_dtype(const py::handle& dtype);
 
+/// The cache dtype a caller asked for (kv_dtype): None, or a dtype name. Throws ValueError
+/// naming `kv_dtype` otherwise.
+std::optional<DType> requested_kv_dtype(const py::handle& kv_dtype);
+/// The page layout a caller asked for (kind): None (x-split) or "x_split", "nhd", "hnd".
+/// Throws TypeError / ValueError naming `kind`.
+ref::CacheKind requested_kind(const py::handle& kind);
+
 /// Storage dtype of tensor argument `name`: float32 and float16 arrays are themselves; uint16
-/// and int16 arrays hold bfloat16 bits and need `requested` = bfloat16. When `expected` is
-/// given (an earlier tensor's dtype), the array must agree with it. Throws TypeError naming
-/// the argument on any other dtype, a non-native byte order or a disagreement.
+/// and int16 arrays hold bfloat16 bits and need `requested` = bfloat16; uint8 and int8 arrays
+/// hold fp8 codes and need `requested` = an fp8 dtype. When `expected` is given (an earlier
+/// tensor's dtype), the array must agree with it. Throws TypeError naming the argument on any
+/// other dtype, a non-native byte order or a disagreement.
 DType tensor_dtype(const py::array& array, const std::string& name, std::optional<DType> requested,
                    std::optional<DType> expected, const std::string& expected_from);
 
@@ -43,12 +52,12 @@ struct StridedTensor {
 };
 
 /// Reads tensor argument `name` of `ndim` dimensions (`dims` names them for messages, e.g.
-/// "[num_seqs, num_heads, head_size]"). Arrays whose strides the reference can express
-/// (positive, whole elements, innermost 1) are read with their strides; others (Fortran order,
-/// broadcast, reversed) as a packed copy. Throws ValueError naming the argument on a wrong
-/// number of dimensions.
+/// "[num_seqs, num_heads, head_size]"). Arrays whose strides can be expressed as element
+/// strides (positive, whole elements, innermost 1) are read with their strides unless
+/// `packed`; others (Fortran order, broadcast, reversed) and every array when `packed` as a
+/// packed copy. Throws ValueError naming the argument on a wrong number of dimensions.
 StridedTensor read_tensor(const py::array& array, const std::string& name, std::size_t ndim,
-                          const std::string& dims, DType dtype);
+                          const std::string& dims, DType dtype, bool packed = false);
 
 /// Integer argument `name` (any integer dtype or a sequence of ints) of exactly `shape`,
 /// converted to int64. Throws TypeError for a non-integer array, ValueError for another shape.
@@ -70,14 +79,41 @@ std::vector<double> read_float64(const py::handle& obj, const std::string& name,
 /// "(2, 8, 128)": a shape for messages.
 std::string shape_text(const std::vector<int64_t>& shape);
 
-/// The layout of a token tensor [num_tokens, num_heads, head_size] read by read_tensor.
-ref::TokenLayout token_layout(const StridedTensor& t);
+/// A token tensor [num_tokens, num_heads, head_size] with its layout.
+struct TokenTensor {
+  ref::TokenLayout layout;       ///< its strides
+  std::vector<std::byte> bytes;  ///< raw storage, layout.span() elements
+};
 
-/// The paged cache layout of a key cache [num_blocks, num_kv_heads, head_size / x, block_size,
-/// x] and a value cache [num_blocks, num_kv_heads, head_size, block_size] read by read_tensor.
-/// Throws ValueError naming key_cache or value_cache when the shapes disagree with each other,
-/// with x = 16 / element size of `dtype`, or with `head_size` (>= 0: the query's).
-ref::PagedCacheLayout cache_layout(const StridedTensor& key, const StridedTensor& value,
-                                   DType dtype, int64_t head_size);
+/// Reads token tensor argument `name` (`dims` for messages) with its strides, or as a packed
+/// copy when its strides are not a valid token layout (e.g. a transposed [heads, tokens, dim]
+/// array: the result is the same). Throws ValueError naming the argument on a wrong shape.
+TokenTensor read_tokens(const py::array& array, const std::string& name, const std::string& dims,
+                        DType dtype);
+
+/// The shapes (in `dims` text) of a cache tensor of page layout `kind`: x-split key [num_blocks,
+/// num_kv_heads, head_size / x, block_size, x], x-split value [num_blocks, num_kv_heads,
+/// head_size, block_size], NHD [num_blocks, block_size, num_kv_heads, head_size], HND
+/// [num_blocks, num_kv_heads, block_size, head_size].
+const char* cache_dims(ref::CacheKind kind, bool key);
+
+/// A paged cache with its layout and both tensors' raw storage.
+struct CacheTensors {
+  ref::PagedCacheLayout layout;  ///< sizes, strides, dtype, kind (scale kind: none)
+  std::vector<std::byte> key;    ///< raw storage, layout.key_span() elements
+  std::vector<std::byte> value;  ///< raw storage, layout.value_span() elements
+};
+
+/// Reads the key_cache and value_cache arrays of page layout `kind` and dtype `kv_dtype` (x =
+/// 16 / element size for x-split keys) with their strides, or both as packed copies when their
+/// strides are not a valid cache layout. Throws ValueError naming key_cache or value_cache
+/// when the shapes disagree with each other, with x, or with `head_size` (>= 0: the tokens').
+CacheTensors read_cache(const py::array& key, const py::array& value, ref::CacheKind kind,
+                        DType kv_dtype, int64_t head_size);
+
+/// The numpy shape and element strides of the key (`key`) or value tensor of `layout`, in the
+/// array form of its kind (cache_dims).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> cache_array(const ref::PagedCacheLayout& c,
+                                                                  bool key);
 
 }  // namespace pagecheck::python

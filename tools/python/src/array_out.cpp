@@ -28,6 +28,9 @@ py::dtype storage_numpy_dtype(DType dtype) {
       return py::dtype("<f2");
     case DType::kBFloat16:
       return py::dtype("<u2");
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2:
+      return py::dtype("u1");
   }
   throw std::invalid_argument("unknown dtype");
 }

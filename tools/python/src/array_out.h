@@ -13,7 +13,8 @@ namespace pagecheck::python {
 
 namespace py = pybind11;
 
-/// The numpy dtype that stores `dtype`: float32, float16, or uint16 holding bfloat16 bits.
+/// The numpy dtype that stores `dtype`: float32, float16, uint16 holding bfloat16 bits, or
+/// uint8 holding fp8 codes.
 py::dtype storage_numpy_dtype(DType dtype);
 
 /// A float64 array of `shape` (row-major) that takes over `values`.

@@ -20,21 +20,23 @@ namespace {
 /// What compare_attention returns: the comparison plus the tolerance it used.
 struct ComparisonResult {
   verify::AttentionComparison comparison;  ///< the harness's comparison
-  std::vector<double> tolerance;           ///< per-element tolerance [seq, head, dim]
-  std::vector<int64_t> shape;              ///< [num_seqs, num_heads, head_size]
+  std::vector<double> tolerance;           ///< per-element tolerance [row, head, dim]
+  std::vector<int64_t> shape;              ///< [num_query_tokens, num_heads, head_size]
   std::string model;                       ///< ToleranceModel::describe() of the model used
 };
 
-/// The kernel output `actual` [num_seqs, num_heads, head_size] in the problem's dtype, packed.
+/// The kernel output `actual` [num_query_tokens, num_heads, head_size] in the problem's dtype,
+/// packed.
 std::vector<std::byte> actual_bytes(const py::handle& actual, const ref::PagedAttentionProblem& p,
                                     const py::handle& dtype) {
   const py::array given = to_numpy(actual, "actual");
   tensor_dtype(given, "actual", requested_dtype(dtype), p.dtype, "query");
-  const std::vector<int64_t> want{p.num_seqs, p.num_heads, p.head_size()};
+  const std::vector<int64_t> want{p.query_layout.num_tokens, p.num_heads, p.head_size()};
   const std::vector<int64_t> got(given.shape(), given.shape() + given.ndim());
   if (got != want) {
     throw py::value_error("actual: expected shape " + shape_text(want) +
-                          " [num_seqs, num_heads, head_size] like query, got " + shape_text(got));
+                          " [num_query_tokens, num_heads, head_size] like query, got " +
+                          shape_text(got));
   }
   const py::array a = py::module_::import("numpy").attr("ascontiguousarray")(given);
   std::vector<std::byte> bytes(static_cast<std::size_t>(a.nbytes()));
@@ -47,9 +49,16 @@ ComparisonResult compare_attention(const py::handle& query, const py::handle& ke
                                    const py::handle& context_lens, const py::handle& actual,
                                    const py::handle& scale, const py::handle& alibi_slopes,
                                    const py::handle& dtype, const py::handle& reference_out,
-                                   const py::handle& model, int num_threads) {
-  const ref::PagedAttentionProblem p = attention_problem(query, key_cache, value_cache, block_table,
-                                                         context_lens, scale, alibi_slopes, dtype);
+                                   const py::handle& reference_lse, const py::handle& model,
+                                   const py::handle& kind, const py::handle& kv_dtype,
+                                   const py::handle& k_scale, const py::handle& v_scale,
+                                   const py::handle& query_start, const py::handle& sinks,
+                                   const py::handle& window, const py::handle& soft_cap,
+                                   const py::handle& causal, int num_threads) {
+  const ref::PagedAttentionProblem p =
+      attention_problem(query, key_cache, value_cache, block_table, context_lens, scale,
+                        alibi_slopes, dtype, CacheArgs{kind, kv_dtype, k_scale, v_scale},
+                        FeatureArgs{query_start, sinks, window, soft_cap, causal});
   const std::vector<std::byte> got = actual_bytes(actual, p, dtype);
   verify::ToleranceModel tolerance_model;
   if (!model.is_none()) {
@@ -60,25 +69,41 @@ ComparisonResult compare_attention(const py::handle& query, const py::handle& ke
     tolerance_model = model.cast<verify::ToleranceModel>();
   }
   const bool have_reference = !reference_out.is_none();
+  const bool have_lse = have_reference && !reference_lse.is_none();
   ComparisonResult result;
-  result.shape = {p.num_seqs, p.num_heads, p.head_size()};
-  ref::PagedAttentionResult reference;
-  if (have_reference) {
-    const py::array given = to_numpy(reference_out, "reference_out");
+  result.shape = {p.query_layout.num_tokens, p.num_heads, p.head_size()};
+  const std::vector<int64_t> lse_shape{p.query_layout.num_tokens, p.num_heads};
+  const auto float64 = [](const py::handle& obj, const std::string& name) {
+    const py::array given = to_numpy(obj, name);
     if (given.dtype().kind() != 'f' || given.dtype().itemsize() != 8) {
-      throw py::type_error(
-          "reference_out: expected float64 (reference.paged_attention's out), "
-          "got dtype " +
-          py::str(given.dtype()).cast<std::string>());
+      throw py::type_error(name +
+                           ": expected float64 (reference.paged_attention's result), "
+                           "got dtype " +
+                           py::str(given.dtype()).cast<std::string>());
     }
-    reference.num_seqs = p.num_seqs;
-    reference.num_heads = p.num_heads;
-    reference.head_size = p.head_size();
-    reference.out =
-        read_float64(given, "reference_out", result.shape, "[num_seqs, num_heads, head_size]");
+    return given;
+  };
+  std::vector<double> given_out, given_lse;
+  if (have_reference) {
+    given_out = read_float64(float64(reference_out, "reference_out"), "reference_out", result.shape,
+                             "[num_query_tokens, num_heads, head_size]");
+  }
+  if (have_lse) {
+    given_lse = read_float64(float64(reference_lse, "reference_lse"), "reference_lse", lse_shape,
+                             "[num_query_tokens, num_heads]");
   }
   py::gil_scoped_release released;
-  if (!have_reference) reference = ref::paged_attention(p, ref::ReferenceOptions{num_threads});
+  // The tolerance takes its magnitudes from the reference's lse: without reference_lse the
+  // reference runs for it (and for out when reference_out is not given either).
+  ref::PagedAttentionResult reference;
+  if (!have_lse) reference = ref::paged_attention(p, ref::ReferenceOptions{num_threads});
+  if (have_reference) reference.out = std::move(given_out);
+  if (have_lse) {
+    reference.num_rows = p.query_layout.num_tokens;
+    reference.num_heads = p.num_heads;
+    reference.head_size = p.head_size();
+    reference.lse = std::move(given_lse);
+  }
   try {
     result.tolerance = verify::attention_tolerance(p, reference, tolerance_model, num_threads);
   } catch (const std::runtime_error& e) {
@@ -91,22 +116,56 @@ ComparisonResult compare_attention(const py::handle& query, const py::handle& ke
   return result;
 }
 
+/// A precision declaration from Python: None or "strict" (the strict float32 model),
+/// "loosest" (the loosest pagecheck accepts), or a dict in its JSON form. Throws ValueError
+/// naming `precision`.
+verify::PrecisionModel precision_model(const py::handle& precision) {
+  if (precision.is_none()) return verify::PrecisionModel::strict();
+  if (py::isinstance<py::str>(precision)) {
+    const std::string name = precision.cast<std::string>();
+    if (name == "strict") return verify::PrecisionModel::strict();
+    if (name == "loosest") return verify::PrecisionModel::loosest();
+    throw py::value_error("precision: unknown name '" + name +
+                          "' (expected 'strict', 'loosest' or a dict)");
+  }
+  if (!py::isinstance<py::dict>(precision)) {
+    throw py::type_error("precision: expected None, 'strict', 'loosest' or a dict, got " +
+                         py::repr(precision).cast<std::string>());
+  }
+  const std::string text = py::module_::import("json").attr("dumps")(precision).cast<std::string>();
+  try {
+    return nlohmann::json::parse(text).get<verify::PrecisionModel>();
+  } catch (const std::exception& e) {
+    throw py::value_error(std::string("precision: ") + e.what());
+  }
+}
+
 }  // namespace
 
 void bind_compare(py::module_& m) {
   using namespace pybind11::literals;
   using verify::ToleranceModel;
   py::class_<ToleranceModel>(m, "ToleranceModel",
-                             "Constants of the attention error model (docs/tolerances.md).")
-      .def(py::init([](double c_mid, double c_exp, double c_arg, double safety) {
-             return ToleranceModel{c_mid, c_exp, c_arg, safety};
+                             "Constants of the attention error model and the variant's declared "
+                             "precision (docs/tolerances.md).")
+      .def(py::init([](const py::handle& precision, double c_exp, double c_arg, double c_tanh,
+                       double safety) {
+             return ToleranceModel{precision_model(precision), c_exp, c_arg, c_tanh, safety};
            }),
-           py::kw_only(), "c_mid"_a = ToleranceModel{}.c_mid, "c_exp"_a = ToleranceModel{}.c_exp,
-           "c_arg"_a = ToleranceModel{}.c_arg, "safety"_a = ToleranceModel{}.safety)
-      .def_readwrite("c_mid", &ToleranceModel::c_mid, "roundings to the storage dtype inside")
+           py::kw_only(), "precision"_a = py::none(), "c_exp"_a = ToleranceModel{}.c_exp,
+           "c_arg"_a = ToleranceModel{}.c_arg, "c_tanh"_a = ToleranceModel{}.c_tanh,
+           "safety"_a = ToleranceModel{}.safety)
+      .def_property(
+          "precision",
+          [](const ToleranceModel& t) {
+            return py::module_::import("json").attr("loads")(nlohmann::json(t.precision).dump());
+          },
+          [](ToleranceModel& t, const py::handle& p) { t.precision = precision_model(p); },
+          "the declared precision as a dict (docs/tolerances.md)")
       .def_readwrite("c_exp", &ToleranceModel::c_exp, "exp and normalization, in units of u")
       .def_readwrite("c_arg", &ToleranceModel::c_arg, "fast exp error growth, in units of u")
-      .def_readwrite("safety", &ToleranceModel::safety, "factor on the accumulated bound")
+      .def_readwrite("c_tanh", &ToleranceModel::c_tanh, "tanh of a soft-cap, in units of u * cap")
+      .def_readwrite("safety", &ToleranceModel::safety, "factor on the float32 part of the bound")
       .def("describe", &ToleranceModel::describe)
       .def("__repr__",
            [](const ToleranceModel& t) { return "ToleranceModel(" + t.describe() + ")"; });
@@ -157,7 +216,10 @@ void bind_compare(py::module_& m) {
   m.def("compare_attention", &compare_attention, "query"_a, "key_cache"_a, "value_cache"_a,
         "block_table"_a, "context_lens"_a, "actual"_a, py::kw_only(), "scale"_a = py::none(),
         "alibi_slopes"_a = py::none(), "dtype"_a = py::none(), "reference_out"_a = py::none(),
-        "model"_a = py::none(), "num_threads"_a = 0,
+        "reference_lse"_a = py::none(), "model"_a = py::none(), "kind"_a = py::none(),
+        "kv_dtype"_a = py::none(), "k_scale"_a = py::none(), "v_scale"_a = py::none(),
+        "query_start"_a = py::none(), "sinks"_a = py::none(), "window"_a = py::none(),
+        "soft_cap"_a = py::none(), "causal"_a = py::none(), "num_threads"_a = 0,
         "Compares a kernel's output with the reference within the derived tolerance.");
 }
 

@@ -15,13 +15,16 @@ namespace {
 
 namespace golden = verify::golden;
 
-/// The numpy dtype h5py reads an element type as (bfloat16: its uint16 bits).
+/// The numpy dtype h5py reads an element type as (bfloat16: its uint16 bits; fp8: uint8 codes).
 py::dtype numpy_dtype(golden::ElementType type) {
   switch (type) {
     case golden::ElementType::kFloat16:
       return py::dtype("<f2");
     case golden::ElementType::kBFloat16:
       return py::dtype("<u2");
+    case golden::ElementType::kFloat8E4M3:
+    case golden::ElementType::kFloat8E5M2:
+      return py::dtype("u1");
     case golden::ElementType::kFloat32:
       return py::dtype("<f4");
     case golden::ElementType::kFloat64:

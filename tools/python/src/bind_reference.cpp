@@ -23,23 +23,32 @@ py::tuple paged_attention(const py::handle& query, const py::handle& key_cache,
                           const py::handle& value_cache, const py::handle& block_table,
                           const py::handle& context_lens, const py::handle& scale,
                           const py::handle& alibi_slopes, const py::handle& dtype,
-                          int num_threads) {
-  const ref::PagedAttentionProblem p = attention_problem(query, key_cache, value_cache, block_table,
-                                                         context_lens, scale, alibi_slopes, dtype);
+                          const py::handle& kind, const py::handle& kv_dtype,
+                          const py::handle& k_scale, const py::handle& v_scale,
+                          const py::handle& query_start, const py::handle& sinks,
+                          const py::handle& window, const py::handle& soft_cap,
+                          const py::handle& causal, int num_threads) {
+  const ref::PagedAttentionProblem p =
+      attention_problem(query, key_cache, value_cache, block_table, context_lens, scale,
+                        alibi_slopes, dtype, CacheArgs{kind, kv_dtype, k_scale, v_scale},
+                        FeatureArgs{query_start, sinks, window, soft_cap, causal});
   ref::PagedAttentionResult r;
   {
     py::gil_scoped_release released;
     r = ref::paged_attention(p, ref::ReferenceOptions{num_threads});
   }
-  py::array out = float64_array(std::move(r.out), {r.num_seqs, r.num_heads, r.head_size});
-  py::array lse = float64_array(std::move(r.lse), {r.num_seqs, r.num_heads});
+  py::array out = float64_array(std::move(r.out), {r.num_rows, r.num_heads, r.head_size});
+  py::array lse = float64_array(std::move(r.lse), {r.num_rows, r.num_heads});
   return py::make_tuple(out, lse);
 }
 
 py::tuple gather_cached_kv(const py::handle& key, const py::handle& value,
                            const py::handle& key_cache, const py::handle& value_cache,
-                           const py::handle& slot_mapping, const py::handle& dtype) {
-  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, dtype);
+                           const py::handle& slot_mapping, const py::handle& dtype,
+                           const py::handle& kind, const py::handle& kv_dtype,
+                           const py::handle& k_scale, const py::handle& v_scale, bool dequantize) {
+  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, dtype,
+                                         CacheArgs{kind, kv_dtype, k_scale, v_scale}, dequantize);
   {
     py::gil_scoped_release released;
     ref::gather_cached_kv(p);
@@ -53,21 +62,21 @@ py::tuple gather_cached_kv(const py::handle& key, const py::handle& value,
 
 py::tuple reshape_and_cache(const py::handle& key, const py::handle& value,
                             const py::handle& key_cache, const py::handle& value_cache,
-                            const py::handle& slot_mapping, const py::handle& dtype) {
-  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, dtype);
+                            const py::handle& slot_mapping, const py::handle& dtype,
+                            const py::handle& kind, const py::handle& kv_dtype,
+                            const py::handle& k_scale, const py::handle& v_scale) {
+  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, dtype,
+                                         CacheArgs{kind, kv_dtype, k_scale, v_scale}, false);
   {
     py::gil_scoped_release released;
     ref::reshape_and_cache(p);
   }
   const ref::PagedCacheLayout& c = p.cache;
+  auto [key_shape, key_strides] = cache_array(c, true);
+  auto [value_shape, value_strides] = cache_array(c, false);
   return py::make_tuple(
-      storage_array(
-          std::move(p.key_cache), p.dtype,
-          {c.num_blocks, c.num_kv_heads, c.head_size / c.x, c.block_size, c.x},
-          {c.key_stride_block, c.key_stride_head, c.key_stride_group, c.key_stride_slot, 1}),
-      storage_array(std::move(p.value_cache), p.dtype,
-                    {c.num_blocks, c.num_kv_heads, c.head_size, c.block_size},
-                    {c.value_stride_block, c.value_stride_head, c.value_stride_dim, 1}));
+      storage_array(std::move(p.key_cache), c.dtype, key_shape, key_strides),
+      storage_array(std::move(p.value_cache), c.dtype, value_shape, value_strides));
 }
 
 /// Shape of an array as int64.
@@ -108,18 +117,27 @@ void bind_reference(py::module_& m) {
   m.doc() = "The CPU reference (float64 accumulation) on numpy arrays; see docs/python.md.";
   m.def("paged_attention", &paged_attention, "query"_a, "key_cache"_a, "value_cache"_a,
         "block_table"_a, "context_lens"_a, py::kw_only(), "scale"_a = py::none(),
-        "alibi_slopes"_a = py::none(), "dtype"_a = py::none(), "num_threads"_a = 0,
-        "(out, lse): float64 [num_seqs, num_heads, head_size] and [num_seqs, num_heads].");
+        "alibi_slopes"_a = py::none(), "dtype"_a = py::none(), "kind"_a = py::none(),
+        "kv_dtype"_a = py::none(), "k_scale"_a = py::none(), "v_scale"_a = py::none(),
+        "query_start"_a = py::none(), "sinks"_a = py::none(), "window"_a = py::none(),
+        "soft_cap"_a = py::none(), "causal"_a = py::none(), "num_threads"_a = 0,
+        "(out, lse): float64 [num_query_tokens, num_heads, head_size] and [num_query_tokens, "
+        "num_heads].");
   m.def("gather_cached_kv", &gather_cached_kv, "key"_a, "value"_a, "key_cache"_a, "value_cache"_a,
-        "slot_mapping"_a, py::kw_only(), "dtype"_a = py::none(),
+        "slot_mapping"_a, py::kw_only(), "dtype"_a = py::none(), "kind"_a = py::none(),
+        "kv_dtype"_a = py::none(), "k_scale"_a = py::none(), "v_scale"_a = py::none(),
+        "dequantize"_a = false,
         "(key, value) after copying cache slot slot_mapping[t] into row t; new arrays.");
   m.def("reshape_and_cache", &reshape_and_cache, "key"_a, "value"_a, "key_cache"_a, "value_cache"_a,
-        "slot_mapping"_a, py::kw_only(), "dtype"_a = py::none(),
+        "slot_mapping"_a, py::kw_only(), "dtype"_a = py::none(), "kind"_a = py::none(),
+        "kv_dtype"_a = py::none(), "k_scale"_a = py::none(), "v_scale"_a = py::none(),
         "(key_cache, value_cache) after writing row t into slot slot_mapping[t]; new arrays.");
   m.def("to_storage", &to_storage, "values"_a, "dtype"_a,
-        "values rounded to nearest even in a storage dtype (bfloat16: uint16 bits).");
+        "values rounded to nearest even in a storage dtype (bfloat16: uint16 bits; fp8: uint8 "
+        "codes, saturating).");
   m.def("to_float64", &to_float64, "array"_a, "dtype"_a = py::none(),
-        "A storage-dtype array (bfloat16: uint16/int16 bits with dtype='bfloat16') as float64.");
+        "A storage-dtype array (bfloat16: uint16/int16 bits with dtype='bfloat16'; fp8: uint8 "
+        "codes with dtype='fp8_e4m3' / 'fp8_e5m2') as float64.");
 }
 
 }  // namespace pagecheck::python

@@ -11,8 +11,6 @@ namespace pagecheck::python {
 namespace {
 
 constexpr const char* kTokenDims = "[num_tokens, num_kv_heads, head_size]";
-constexpr const char* kKeyCacheDims = "[num_blocks, num_kv_heads, head_size / x, block_size, x]";
-constexpr const char* kValueCacheDims = "[num_blocks, num_kv_heads, head_size, block_size]";
 
 /// Runs the problem's own validation, turning its errors (which name the argument) into
 /// ValueError.
@@ -25,42 +23,107 @@ void validate(const Problem& problem) {
   }
 }
 
+/// Scales argument `name`: None (empty), a number (one scale) or a 1-D array of one or
+/// `num_kv_heads` entries.
+std::vector<float> read_scales(const py::handle& obj, const std::string& name,
+                               int64_t num_kv_heads) {
+  if (obj.is_none()) return {};
+  if (py::isinstance<py::float_>(obj) || py::isinstance<py::int_>(obj)) {
+    return {obj.cast<float>()};
+  }
+  const py::array a = to_numpy(obj, name);
+  const int64_t n = a.ndim() == 1 ? a.shape(0) : -1;
+  return read_float32(a, name, {n == 1 ? 1 : num_kv_heads}, "[1] or [num_kv_heads]");
+}
+
+/// The cache of a problem: its arrays in the requested kind and dtype (default: the tokens'),
+/// with fp8 scales (per tensor 1.0 when none are given).
+struct Cache {
+  ref::PagedCacheLayout layout;
+  std::vector<std::byte> key, value;
+  std::vector<float> k_scale, v_scale;
+};
+
+Cache read_cache_args(const py::handle& key_cache, const py::handle& value_cache,
+                      const CacheArgs& args, DType token_dtype, const std::string& token_name,
+                      const std::optional<DType>& requested, int64_t head_size) {
+  const std::optional<DType> kv_requested = requested_kv_dtype(args.kv_dtype);
+  const ref::CacheKind kind = requested_kind(args.kind);
+  const py::array k = to_numpy(key_cache, "key_cache");
+  const py::array v = to_numpy(value_cache, "value_cache");
+  const std::optional<DType> kv_want = kv_requested ? kv_requested : requested;
+  const std::optional<DType> kv_expect =
+      kv_requested ? kv_requested : std::optional<DType>(token_dtype);
+  const std::string expect_from = kv_requested ? "kv_dtype" : token_name;
+  const DType kv = tensor_dtype(k, "key_cache", kv_want, kv_expect, expect_from);
+  tensor_dtype(v, "value_cache", kv_want, kv, expect_from);
+  CacheTensors t = read_cache(k, v, kind, kv, head_size);
+  Cache c{std::move(t.layout), std::move(t.key), std::move(t.value), {}, {}};
+  const int64_t heads = c.layout.num_kv_heads;
+  c.k_scale = read_scales(args.k_scale, "k_scale", heads);
+  c.v_scale = read_scales(args.v_scale, "v_scale", heads);
+  if (!dtype_info(kv).fp8) {
+    if (!c.k_scale.empty() || !c.v_scale.empty()) {
+      throw py::value_error(std::string("k_scale, v_scale: scales need an fp8 kv_dtype, not ") +
+                            dtype_name(kv));
+    }
+    return c;
+  }
+  if (c.k_scale.empty()) c.k_scale = {1.0f};
+  if (c.v_scale.empty()) c.v_scale = {1.0f};
+  // One scale kind for both: a single scale next to per-head ones is repeated per head.
+  if (c.k_scale.size() == 1 && c.v_scale.size() > 1)
+    c.k_scale.assign(c.v_scale.size(), c.k_scale[0]);
+  if (c.v_scale.size() == 1 && c.k_scale.size() > 1)
+    c.v_scale.assign(c.k_scale.size(), c.v_scale[0]);
+  c.layout.scale_kind =
+      c.k_scale.size() == 1 ? ref::ScaleKind::kPerTensor : ref::ScaleKind::kPerKvHead;
+  return c;
+}
+
 }  // namespace
 
 ref::PagedAttentionProblem attention_problem(
     const py::handle& query, const py::handle& key_cache, const py::handle& value_cache,
     const py::handle& block_table, const py::handle& context_lens, const py::handle& scale,
-    const py::handle& alibi_slopes, const py::handle& dtype) {
+    const py::handle& alibi_slopes, const py::handle& dtype, const CacheArgs& cache,
+    const FeatureArgs& features) {
   const std::optional<DType> requested = requested_dtype(dtype);
   const py::array q = to_numpy(query, "query");
-  const py::array k = to_numpy(key_cache, "key_cache");
-  const py::array v = to_numpy(value_cache, "value_cache");
   ref::PagedAttentionProblem p;
   p.dtype = tensor_dtype(q, "query", requested, std::nullopt, "");
-  tensor_dtype(k, "key_cache", requested, p.dtype, "query");
-  tensor_dtype(v, "value_cache", requested, p.dtype, "query");
-
-  StridedTensor qt = read_tensor(q, "query", 3, "[num_seqs, num_heads, head_size]", p.dtype);
-  StridedTensor kt = read_tensor(k, "key_cache", 5, kKeyCacheDims, p.dtype);
-  StridedTensor vt = read_tensor(v, "value_cache", 4, kValueCacheDims, p.dtype);
-  p.num_seqs = qt.shape[0];
-  p.num_heads = qt.shape[1];
-  p.query_layout = token_layout(qt);
-  p.cache = cache_layout(kt, vt, p.dtype, qt.shape[2]);
+  TokenTensor qt = read_tokens(q, "query", "[num_seqs, num_heads, head_size]", p.dtype);
+  Cache c = read_cache_args(key_cache, value_cache, cache, p.dtype, "query", requested,
+                            qt.layout.head_size);
+  p.num_heads = qt.layout.num_heads;
+  p.query_layout = qt.layout;
+  p.cache = c.layout;
   p.query = std::move(qt.bytes);
-  p.key_cache = std::move(kt.bytes);
-  p.value_cache = std::move(vt.bytes);
+  p.key_cache = std::move(c.key);
+  p.value_cache = std::move(c.value);
+  p.k_scale = std::move(c.k_scale);
+  p.v_scale = std::move(c.v_scale);
 
+  ref::RaggedBatch& b = p.batch;
+  b.num_seqs = p.query_layout.num_tokens;
+  if (!features.query_start.is_none()) {
+    const py::array starts = to_numpy(features.query_start, "query_start");
+    if (starts.ndim() != 1 || starts.shape(0) < 2) {
+      throw py::value_error("query_start: expected 1 dimension [num_seqs + 1] of at least 2");
+    }
+    b.num_seqs = starts.shape(0) - 1;
+    b.query_start = read_int32(starts, "query_start", {b.num_seqs + 1}, "[num_seqs + 1]");
+  }
   const py::array table = to_numpy(block_table, "block_table");
   if (table.ndim() != 2) {
     throw py::value_error(
         "block_table: expected 2 dimensions [num_seqs, max_blocks_per_seq], got " +
         std::to_string(table.ndim()));
   }
-  p.max_blocks_per_seq = table.shape(1);
-  p.block_table = read_int32(table, "block_table", {p.num_seqs, p.max_blocks_per_seq},
+  b.max_blocks_per_seq = table.shape(1);
+  b.block_table = read_int32(table, "block_table", {b.num_seqs, b.max_blocks_per_seq},
                              "[num_seqs, max_blocks_per_seq]");
-  p.context_lens = read_int32(context_lens, "context_lens", {p.num_seqs}, "[num_seqs]");
+  b.context_lens = read_int32(context_lens, "context_lens", {b.num_seqs}, "[num_seqs]");
   if (scale.is_none()) {
     p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.cache.head_size)));
   } else {
@@ -71,8 +134,19 @@ ref::PagedAttentionProblem attention_problem(
                            py::repr(scale).cast<std::string>());
     }
   }
+  ref::AttentionFeatures& f = p.features;
   if (!alibi_slopes.is_none()) {
-    p.alibi_slopes = read_float32(alibi_slopes, "alibi_slopes", {p.num_heads}, "[num_heads]");
+    f.alibi_slopes = read_float32(alibi_slopes, "alibi_slopes", {p.num_heads}, "[num_heads]");
+  }
+  if (!features.sinks.is_none()) {
+    f.sinks = read_float32(features.sinks, "sinks", {p.num_heads}, "[num_heads]");
+  }
+  try {
+    if (!features.window.is_none()) f.window = features.window.cast<int64_t>();
+    if (!features.soft_cap.is_none()) f.soft_cap = features.soft_cap.cast<float>();
+    if (!features.causal.is_none()) f.causal = features.causal.cast<bool>();
+  } catch (const py::cast_error&) {
+    throw py::type_error("window, soft_cap, causal: expected an int, a real number and a bool");
   }
   validate(p);
   return p;
@@ -80,38 +154,40 @@ ref::PagedAttentionProblem attention_problem(
 
 ref::CacheCopyProblem copy_problem(const py::handle& key, const py::handle& value,
                                    const py::handle& key_cache, const py::handle& value_cache,
-                                   const py::handle& slot_mapping, const py::handle& dtype) {
+                                   const py::handle& slot_mapping, const py::handle& dtype,
+                                   const CacheArgs& cache, bool dequantize) {
   const std::optional<DType> requested = requested_dtype(dtype);
   const py::array k = to_numpy(key, "key");
   const py::array v = to_numpy(value, "value");
-  const py::array kc = to_numpy(key_cache, "key_cache");
-  const py::array vc = to_numpy(value_cache, "value_cache");
   ref::CacheCopyProblem p;
   p.dtype = tensor_dtype(k, "key", requested, std::nullopt, "");
   tensor_dtype(v, "value", requested, p.dtype, "key");
-  tensor_dtype(kc, "key_cache", requested, p.dtype, "key");
-  tensor_dtype(vc, "value_cache", requested, p.dtype, "key");
-
-  StridedTensor kt = read_tensor(k, "key", 3, kTokenDims, p.dtype);
-  StridedTensor vt = read_tensor(v, "value", 3, kTokenDims, p.dtype);
-  StridedTensor kct = read_tensor(kc, "key_cache", 5, kKeyCacheDims, p.dtype);
-  StridedTensor vct = read_tensor(vc, "value_cache", 4, kValueCacheDims, p.dtype);
-  if (vt.shape != kt.shape) {
-    throw py::value_error("value: expected the shape of key " + shape_text(kt.shape) + ", got " +
-                          shape_text(vt.shape));
+  TokenTensor kt = read_tokens(k, "key", kTokenDims, p.dtype);
+  TokenTensor vt = read_tokens(v, "value", kTokenDims, p.dtype);
+  const auto shape = [](const ref::TokenLayout& l) {
+    return std::vector<int64_t>{l.num_tokens, l.num_heads, l.head_size};
+  };
+  if (shape(vt.layout) != shape(kt.layout)) {
+    throw py::value_error("value: expected the shape of key " + shape_text(shape(kt.layout)) +
+                          ", got " + shape_text(shape(vt.layout)));
   }
-  p.cache = cache_layout(kct, vct, p.dtype, kt.shape[2]);
-  if (kt.shape[1] != p.cache.num_kv_heads) {
+  Cache c = read_cache_args(key_cache, value_cache, cache, p.dtype, "key", requested,
+                            kt.layout.head_size);
+  p.cache = c.layout;
+  if (kt.layout.num_heads != p.cache.num_kv_heads) {
     throw py::value_error(
-        "key: " + std::to_string(kt.shape[1]) +
+        "key: " + std::to_string(kt.layout.num_heads) +
         " heads, but the caches have num_kv_heads = " + std::to_string(p.cache.num_kv_heads));
   }
-  p.key_layout = token_layout(kt);
-  p.value_layout = token_layout(vt);
+  p.key_layout = kt.layout;
+  p.value_layout = vt.layout;
   p.key = std::move(kt.bytes);
   p.value = std::move(vt.bytes);
-  p.key_cache = std::move(kct.bytes);
-  p.value_cache = std::move(vct.bytes);
+  p.key_cache = std::move(c.key);
+  p.value_cache = std::move(c.value);
+  p.k_scale = std::move(c.k_scale);
+  p.v_scale = std::move(c.v_scale);
+  p.dequantize = dequantize;
   p.slot_mapping =
       read_integers(slot_mapping, "slot_mapping", {p.key_layout.num_tokens}, "[num_tokens]");
   validate(p);

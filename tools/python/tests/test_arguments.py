@@ -54,8 +54,8 @@ ATTENTION_ERRORS = [
      ValueError, r"block_table\[0\]\[0\] = \d+ does not fit in int32"),
     ("context too long", lambda a: {"context_lens": np.array([20, 65], dtype=np.int32)},
      ValueError, r"context_lens\[1\] = 65 exceeds max_blocks_per_seq \* block_size = 64"),
-    ("context zero", lambda a: {"context_lens": [0, 33]}, ValueError,
-     r"context_lens\[0\] = 0 must be at least 1"),
+    ("context negative", lambda a: {"context_lens": [-1, 33]}, ValueError,
+     r"context_lens\[0\] = -1 must not be negative"),
     ("context shape", lambda a: {"context_lens": [20]}, ValueError,
      r"context_lens: expected shape \(2,\) \[num_seqs\], got \(1,\)"),
     ("alibi length", lambda a: {"alibi_slopes": np.ones(3, dtype=np.float32)}, ValueError,
@@ -86,6 +86,9 @@ def test_compare_argument_errors(args):
         pagecheck.compare_attention(**args, actual=good.astype(np.float32))
     with pytest.raises(TypeError, match="actual: dtype float32 differs from query's float16"):
         pagecheck.compare_attention(**with_(args, dtype=None), actual=good.astype(np.float32))
+    with pytest.raises(TypeError, match="reference_lse: expected float64"):
+        pagecheck.compare_attention(**args, actual=good, reference_out=np.zeros((2, 4, 64)),
+                                    reference_lse=np.zeros((2, 4), dtype=np.float32))
     with pytest.raises(TypeError, match="reference_out: expected float64"):
         pagecheck.compare_attention(**args, actual=good, reference_out=good)
     with pytest.raises(ValueError, match=r"reference_out: expected shape \(2, 4, 64\)"):
@@ -94,7 +97,7 @@ def test_compare_argument_errors(args):
         pagecheck.compare_attention(**args, actual=good,
                                     reference_out=np.full((2, 4, 64), np.nan))
     with pytest.raises(TypeError, match="model: expected a pagecheck.ToleranceModel"):
-        pagecheck.compare_attention(**args, actual=good, model={"c_mid": 3})
+        pagecheck.compare_attention(**args, actual=good, model={"precision": "loosest"})
 
 
 COPY_ERRORS = [

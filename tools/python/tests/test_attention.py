@@ -51,7 +51,7 @@ def test_planted_bug_skipped_last_partial_block_is_caught(name):
     result = pagecheck.compare_attention(**args, actual=actual)
     assert not result.passed
     assert result.violations > 0 and result.max_ratio > 1
-    assert " elements over tolerance; worst (seq,head,dim)=" in result.description
+    assert " elements over tolerance; worst (row,head,dim)=" in result.description
     seq = result.worst[0]
     assert args["context_lens"][seq] % args["key_cache"].shape[3] != 0
 
@@ -70,9 +70,11 @@ def test_reference_out_is_used_when_given():
     args = problem("gqa_f16")
     out, _ = pagecheck.reference.paged_attention(**args)
     actual = nk.numpy_paged_attention(**args)
+    out, lse = pagecheck.reference.paged_attention(**args)
     given = pagecheck.compare_attention(**args, actual=actual, reference_out=out)
+    both = pagecheck.compare_attention(**args, actual=actual, reference_out=out, reference_lse=lse)
     computed = pagecheck.compare_attention(**args, actual=actual)
-    assert given.description == computed.description
+    assert given.description == computed.description == both.description
     shifted = pagecheck.compare_attention(**args, actual=actual, reference_out=out + 0.01)
     assert not shifted.passed
 
@@ -81,11 +83,16 @@ def test_tolerance_model_is_applied():
     args = problem("gqa_f16")
     actual = nk.numpy_paged_attention(**args)
     default = pagecheck.compare_attention(**args, actual=actual)
-    wide = pagecheck.compare_attention(**args, actual=actual,
-                                       model=pagecheck.ToleranceModel(c_mid=3))
+    loosest = pagecheck.ToleranceModel(precision="loosest")
+    wide = pagecheck.compare_attention(**args, actual=actual, model=loosest)
     assert np.all(wide.tolerance >= default.tolerance)
     assert np.any(wide.tolerance > default.tolerance)
-    assert "c_mid=3" in wide.model and "c_mid=0" in default.model
+    assert "strict" in default.model and "strict" not in wide.model
+    assert loosest.precision["rounded"] and not pagecheck.ToleranceModel().precision["rounded"]
+    same = pagecheck.ToleranceModel(precision=loosest.precision)  # its dict form reads back
+    assert same.describe() == loosest.describe()
+    with pytest.raises(ValueError, match="precision: unknown name 'loose'"):
+        pagecheck.ToleranceModel(precision="loose")
     assert default.tolerance.shape == actual.shape
 
 

@@ -10,17 +10,19 @@ namespace pagecheck::review {
 
 namespace fs = std::filesystem;
 
-PrecisionModel precision_model_for(const std::string& family) {
+PrecisionModel precision_model_for(const std::string& family,
+                                   const std::optional<verify::PrecisionModel>& declared) {
   PrecisionModel m;
   if (family != "paged_attention") {
     m.name = "bit_exact";  // verify::check::compare_copy: every byte of the output buffers
     return m;
   }
-  const verify::ToleranceModel model{};  // what run_case uses in the workers
+  verify::ToleranceModel model;  // the run's constants, as run_case uses them in the workers
+  if (declared) model.precision = *declared;
   m.name = model.describe();
-  m.parameters = {{"c_mid", model.c_mid},
-                  {"c_exp", model.c_exp},
+  m.parameters = {{"c_exp", model.c_exp},
                   {"c_arg", model.c_arg},
+                  {"c_tanh", model.c_tanh},
                   {"safety", model.safety}};
   return m;
 }
@@ -33,7 +35,7 @@ VariantVerification variant_verification(const verify::check::VariantReport& v, 
   vv.failed = v.failed + v.errors + (v.failure && v.failed == 0 ? 1 : 0);
   vv.not_supported = v.not_supported;
   vv.cases = vv.passed + vv.failed + vv.not_supported;
-  vv.precision = precision_model_for(v.family);
+  vv.precision = precision_model_for(v.family, v.precision);
   vv.max_ratio = v.max_ratio;
   vv.max_abs = v.max_abs;
   vv.regimes = v.regimes;

@@ -152,11 +152,15 @@ TEST(RecordFields, PrecisionModelIsTheHarnessDefault) {
   const verify::ToleranceModel harness{};
   const PrecisionModel m = precision_model_for("paged_attention");
   EXPECT_EQ(m.name, harness.describe());
-  EXPECT_EQ(m.parameters.at("c_mid"), harness.c_mid);
+  EXPECT_EQ(m.parameters.at("c_tanh"), harness.c_tanh);
   EXPECT_EQ(m.parameters.at("c_exp"), harness.c_exp);
   EXPECT_EQ(m.parameters.at("c_arg"), harness.c_arg);
   EXPECT_EQ(m.parameters.at("safety"), harness.safety);
   EXPECT_EQ(m.parameters.size(), 4u);
+  verify::ToleranceModel engine;
+  engine.precision = verify::PrecisionModel::loosest();
+  EXPECT_EQ(precision_model_for("paged_attention", engine.precision).name, engine.describe());
+  EXPECT_NE(engine.describe(), harness.describe());
   EXPECT_EQ(precision_model_for("gather_cached_kv").name, "bit_exact");
   EXPECT_TRUE(precision_model_for("reshape_and_cache").parameters.empty());
 }

@@ -16,18 +16,6 @@ namespace {
 
 namespace golden = pagecheck::verify::golden;
 
-golden::ElementType storage_type(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return golden::ElementType::kFloat32;
-    case DType::kFloat16:
-      return golden::ElementType::kFloat16;
-    case DType::kBFloat16:
-      return golden::ElementType::kBFloat16;
-  }
-  return golden::ElementType::kFloat32;
-}
-
 template <typename T>
 std::vector<std::byte> raw(const std::vector<T>& values) {
   std::vector<std::byte> bytes(values.size() * sizeof(T));
@@ -42,14 +30,16 @@ void add(golden::GoldenFile& file, const std::string& path, golden::ElementType 
   d.type = type;
   d.dims = std::move(dims);
   d.bytes = std::move(bytes);
-  if (type == golden::ElementType::kBFloat16) d.attrs["dtype"] = std::string("bfloat16");
+  if (golden::stored_as_bits(type)) d.attrs["dtype"] = std::string(golden::element_type_name(type));
   file.datasets.push_back(std::move(d));
 }
 
+/// A raw tensor of `dtype` (nothing for an empty one: the value cache of a combined cache).
 void add_storage(golden::GoldenFile& file, const std::string& path, DType dtype,
                  const std::vector<std::byte>& bytes) {
-  add(file, path, storage_type(dtype), {static_cast<int64_t>(bytes.size() / dtype_size(dtype))},
-      bytes);
+  if (bytes.empty()) return;
+  add(file, path, golden::element_type_of(dtype),
+      {static_cast<int64_t>(bytes.size() / dtype_size(dtype))}, bytes);
 }
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
@@ -69,6 +59,7 @@ std::string attr_text(const golden::GoldenFile& f, const std::string& name,
 std::vector<std::byte> take(const golden::GoldenFile& f, const std::string& name, std::size_t bytes,
                             const std::string& path) {
   const golden::GoldenDataset* d = f.find(name);
+  if (d == nullptr && bytes == 0) return {};  // an empty tensor is not stored
   if (d == nullptr) bad(path, "missing dataset '" + name + "'");
   if (d->bytes.size() != bytes) {
     bad(path, "dataset '" + name + "' holds " + std::to_string(d->bytes.size()) +
@@ -99,58 +90,57 @@ void write_artifact(const std::string& path, const ArtifactContents& c) {
       store ? "stored" : "omitted: cache over 2^31 elements; replay re-materializes the spec");
   if (store && c.attention != nullptr) {
     const ref::PagedAttentionProblem& p = *c.attention;
+    const ref::RaggedBatch& b = p.batch;
     add_storage(file, "inputs/query", p.dtype, p.query);
-    add_storage(file, "inputs/key_cache", p.dtype, p.key_cache);
-    add_storage(file, "inputs/value_cache", p.dtype, p.value_cache);
-    add(file, "inputs/block_table", golden::ElementType::kInt32, {p.num_seqs, p.max_blocks_per_seq},
-        raw(p.block_table));
-    add(file, "inputs/context_lens", golden::ElementType::kInt32, {p.num_seqs},
-        raw(p.context_lens));
-    if (!p.alibi_slopes.empty()) {
+    add_storage(file, "inputs/key_cache", p.cache.dtype, p.key_cache);
+    add_storage(file, "inputs/value_cache", p.cache.dtype, p.value_cache);
+    add(file, "inputs/block_table", golden::ElementType::kInt32, {b.num_seqs, b.max_blocks_per_seq},
+        raw(b.block_table));
+    add(file, "inputs/context_lens", golden::ElementType::kInt32, {b.num_seqs},
+        raw(b.context_lens));
+    if (!p.features.alibi_slopes.empty()) {
       add(file, "inputs/alibi_slopes", golden::ElementType::kFloat32, {p.num_heads},
-          raw(p.alibi_slopes));
+          raw(p.features.alibi_slopes));
     }
-    const std::vector<int64_t> dims{p.num_seqs, p.num_heads, p.head_size()};
+    const golden::ElementType out_type = golden::element_type_of(p.dtype);
+    const std::vector<int64_t> dims{p.query_layout.num_tokens, p.num_heads, p.head_size()};
     if (c.reference != nullptr) {
-      add(file, "expected/out", storage_type(p.dtype), dims, c.reference->out_storage(p.dtype));
+      add(file, "expected/out", out_type, dims, c.reference->out_storage(p.dtype));
       add(file, "expected/out_f64", golden::ElementType::kFloat64, dims, raw(c.reference->out));
     }
     if (c.tolerance != nullptr) {
       add(file, "expected/tolerance", golden::ElementType::kFloat64, dims, raw(*c.tolerance));
     }
     if (c.actual_out != nullptr && !c.actual_out->empty()) {
-      add(file, "actual/out", storage_type(p.dtype), dims, *c.actual_out);
+      add(file, "actual/out", out_type, dims, *c.actual_out);
     }
     if (c.second_run_out != nullptr && !c.second_run_out->empty()) {
-      add(file, "second_run/out", storage_type(p.dtype), dims, *c.second_run_out);
+      add(file, "second_run/out", out_type, dims, *c.second_run_out);
     }
   }
   if (store && c.copy_inputs != nullptr) {
     const ref::CacheCopyProblem& p = *c.copy_inputs;
-    add_storage(file, "inputs/key_cache", p.dtype, p.key_cache);
-    add_storage(file, "inputs/value_cache", p.dtype, p.value_cache);
+    add_storage(file, "inputs/key_cache", p.cache.dtype, p.key_cache);
+    add_storage(file, "inputs/value_cache", p.cache.dtype, p.value_cache);
     add_storage(file, "inputs/key", p.dtype, p.key);
     add_storage(file, "inputs/value", p.dtype, p.value);
     add(file, "inputs/slot_mapping", golden::ElementType::kInt64,
         {static_cast<int64_t>(p.slot_mapping.size())}, raw(p.slot_mapping));
     const bool gather = gen::family_of(spec) == PC_FAMILY_GATHER_CACHED_KV;
+    const DType out = gather ? p.dtype : p.cache.dtype;  // the outputs' dtype
     if (c.copy_expected != nullptr) {
-      add_storage(file, "expected/first", p.dtype,
+      add_storage(file, "expected/first", out,
                   gather ? c.copy_expected->key : c.copy_expected->key_cache);
-      add_storage(file, "expected/second", p.dtype,
+      add_storage(file, "expected/second", out,
                   gather ? c.copy_expected->value : c.copy_expected->value_cache);
     }
-    if (c.actual_first != nullptr && !c.actual_first->empty()) {
-      add_storage(file, "actual/first", p.dtype, *c.actual_first);
+    if (c.actual_first != nullptr) add_storage(file, "actual/first", out, *c.actual_first);
+    if (c.actual_second != nullptr) add_storage(file, "actual/second", out, *c.actual_second);
+    if (c.second_run_first != nullptr) {
+      add_storage(file, "second_run/first", out, *c.second_run_first);
     }
-    if (c.actual_second != nullptr && !c.actual_second->empty()) {
-      add_storage(file, "actual/second", p.dtype, *c.actual_second);
-    }
-    if (c.second_run_first != nullptr && !c.second_run_first->empty()) {
-      add_storage(file, "second_run/first", p.dtype, *c.second_run_first);
-    }
-    if (c.second_run_second != nullptr && !c.second_run_second->empty()) {
-      add_storage(file, "second_run/second", p.dtype, *c.second_run_second);
+    if (c.second_run_second != nullptr) {
+      add_storage(file, "second_run/second", out, *c.second_run_second);
     }
   }
   const std::filesystem::path target(path);
@@ -201,20 +191,21 @@ LoadedArtifact read_artifact(const std::string& path) {
   if (const auto* s = std::get_if<gen::AttentionSpec>(&a.spec)) {
     ref::PagedAttentionProblem p = gen::materialize(*s);  // layouts, table, slopes
     if (a.tensors_stored) {
-      const std::size_t size = dtype_size(p.dtype);
+      const std::size_t size = dtype_size(p.dtype), kv = dtype_size(p.cache.dtype);
       p.query = take(f, "inputs/query", p.query_layout.span() * size, path);
-      p.key_cache = take(f, "inputs/key_cache", p.cache.key_span() * size, path);
-      p.value_cache = take(f, "inputs/value_cache", p.cache.value_span() * size, path);
-      const auto table = take(f, "inputs/block_table", p.block_table.size() * 4, path);
-      std::memcpy(p.block_table.data(), table.data(), table.size());
+      p.key_cache = take(f, "inputs/key_cache", p.cache.key_span() * kv, path);
+      p.value_cache = take(f, "inputs/value_cache", p.cache.value_span() * kv, path);
+      std::vector<int32_t>& table_entries = p.batch.block_table;
+      const auto table = take(f, "inputs/block_table", table_entries.size() * 4, path);
+      std::memcpy(table_entries.data(), table.data(), table.size());
     }
     a.attention = std::move(p);
   } else {
     ref::CacheCopyProblem p = gen::materialize(std::get<gen::CopySpec>(a.spec));
     if (a.tensors_stored) {
-      const std::size_t size = dtype_size(p.dtype);
-      p.key_cache = take(f, "inputs/key_cache", p.cache.key_span() * size, path);
-      p.value_cache = take(f, "inputs/value_cache", p.cache.value_span() * size, path);
+      const std::size_t size = dtype_size(p.dtype), kv = dtype_size(p.cache.dtype);
+      p.key_cache = take(f, "inputs/key_cache", p.cache.key_span() * kv, path);
+      p.value_cache = take(f, "inputs/value_cache", p.cache.value_span() * kv, path);
       p.key = take(f, "inputs/key", p.key_layout.span() * size, path);
       p.value = take(f, "inputs/value", p.value_layout.span() * size, path);
     }

@@ -61,7 +61,9 @@ void to_json(nlohmann::json& j, const CaseRequest& r) {
                      {"artifact", r.artifact},
                      {"reproduce", r.reproduce},
                      {"ref_threads", r.ref_threads},
-                     {"check_determinism", r.check_determinism}};
+                     {"check_determinism", r.check_determinism},
+                     {"judge_precision",
+                      r.judge_precision ? nlohmann::json(*r.judge_precision) : nlohmann::json()}};
 }
 
 void from_json(const nlohmann::json& j, CaseRequest& r) {
@@ -72,6 +74,9 @@ void from_json(const nlohmann::json& j, CaseRequest& r) {
   r.reproduce = j.value("reproduce", std::string());
   r.ref_threads = j.value("ref_threads", 0);
   r.check_determinism = j.value("check_determinism", true);
+  if (j.contains("judge_precision") && !j.at("judge_precision").is_null()) {
+    r.judge_precision = j.at("judge_precision").get<PrecisionModel>();
+  }
 }
 
 void to_json(nlohmann::json& j, const CaseResult& r) {

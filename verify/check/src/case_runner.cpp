@@ -9,10 +9,12 @@
 
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/attention_comparison.h"
 #include "pagecheck/verify/check/artifact.h"
 #include "pagecheck/verify/check/compare.h"
 #include "pagecheck/verify/check/determinism.h"
 #include "pagecheck/verify/gen/materialize.h"
+#include "pagecheck/verify/tolerance.h"
 
 namespace pagecheck::verify::check {
 namespace {
@@ -90,6 +92,49 @@ struct Attempt {
   const ToleranceModel& model;
 };
 
+/// The attention tolerance of `problem` for the variant: the one place a case's bound is
+/// computed, under the run's model constants and the variant's declared precision.
+std::vector<double> tolerance_for(const Attempt& a, const ref::PagedAttentionProblem& problem,
+                                  const ref::PagedAttentionResult& reference) {
+  ToleranceModel model = a.model;
+  model.precision =
+      a.request.judge_precision ? *a.request.judge_precision : from_abi(a.variant.caps.precision);
+  return attention_tolerance(problem, reference, model, a.request.ref_threads);
+}
+
+/// One attention output judged: the tolerance comparison over every row that attends to
+/// something, and the rows of context-0 sequences against the variant's declaration.
+struct AttentionVerdict {
+  AttentionComparison rows;                ///< against the reference, within the tolerance
+  std::optional<CopyComparison> context0;  ///< the context-0 rows, when the batch has some
+  bool passed() const { return rows.passed() && (!context0 || context0->passed()); }
+  std::string describe() const {
+    std::string text = rows.describe();
+    if (context0) text += "; context-0 rows: " + context0->describe();
+    return text;
+  }
+  nlohmann::json json() const {
+    nlohmann::json j = rows;
+    if (context0) j["context0"] = *context0;
+    return j;
+  }
+};
+
+AttentionVerdict judge_attention(const Attempt& a, const ref::PagedAttentionProblem& problem,
+                                 const ref::PagedAttentionResult& reference,
+                                 const std::vector<double>& tol,
+                                 const std::vector<std::byte>& out) {
+  AttentionVerdict v;
+  if (!has_context0_rows(problem)) {
+    v.rows = compare_attention(problem, reference, tol, out);
+    return v;
+  }
+  v.context0 = compare_context0_rows(problem, a.variant.caps.context0, out);
+  v.rows = compare_attention(problem, reference, tol,
+                             with_reference_context0_rows(problem, reference, out));
+  return v;
+}
+
 CaseResult run_attention(const Attempt& a, const ref::PagedAttentionProblem& problem) {
   CaseResult r;
   const auto& spec = std::get<gen::AttentionSpec>(a.request.spec);
@@ -110,24 +155,24 @@ CaseResult run_attention(const Attempt& a, const ref::PagedAttentionProblem& pro
   const auto ref_start = Clock::now();
   if (compare || !a.request.artifact.empty()) {
     reference = ref::paged_attention(problem, {a.request.ref_threads});
-    tol = attention_tolerance(problem, reference, a.model, a.request.ref_threads);
+    tol = tolerance_for(a, problem, reference);
   }
   bool runs_differ = false;
   if (compare) {
-    const AttentionComparison c = compare_attention(problem, reference, tol, run.out);
+    const AttentionVerdict c = judge_attention(a, problem, reference, tol, run.out);
     r.outcome = c.passed() ? Outcome::kPassed : Outcome::kIncorrect;
     r.message = c.describe();
-    r.comparison = c;
-    r.max_ratio = c.max_ratio;
-    r.max_abs = c.metrics.max_abs;
-    if (r.runs == 2 && a.variant.deterministic) {
+    r.comparison = c.json();
+    r.max_ratio = c.rows.max_ratio;
+    r.max_abs = c.rows.metrics.max_abs;
+    if (r.runs == 2 && a.variant.deterministic()) {
       const CopyComparison runs = compare_attention_runs(problem, run.out, again.out);
       runs_differ = !runs.passed();
       check_runs_agree(runs, r);
     } else if (r.runs == 2) {
-      const AttentionComparison c2 = compare_attention(problem, reference, tol, again.out);
-      r.max_ratio = std::max(r.max_ratio, c2.max_ratio);
-      r.max_abs = std::max(r.max_abs, c2.metrics.max_abs);
+      const AttentionVerdict c2 = judge_attention(a, problem, reference, tol, again.out);
+      r.max_ratio = std::max(r.max_ratio, c2.rows.max_ratio);
+      r.max_abs = std::max(r.max_abs, c2.rows.metrics.max_abs);
       if (!c2.passed()) second_run_incorrect(c2.describe(), r);
     }
     check_guards(run.outcome, r);
@@ -165,7 +210,7 @@ CaseResult run_copy(const Attempt& a, ref::CacheCopyProblem problem) {
     again = launch(1);
     r.runs = 2;
     compare = device_outcome(again.outcome, r, kSecondRun);
-    if (compare && a.variant.deterministic) {
+    if (compare && a.variant.deterministic()) {
       runs = compare_copy_runs(problem, gather, run, again);
       // Kept only for the artefact of a differing ordinary case: free a multi-GiB cache
       // before the reference runs.

@@ -1,9 +1,11 @@
-/// Bit-exact copy comparison with located mismatches.
+/// Bit-exact comparisons with located mismatches, and context-0 rows.
 #include "pagecheck/verify/check/compare.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
-#include <functional>
+#include <optional>
 
 namespace pagecheck::verify::check {
 namespace {
@@ -14,9 +16,58 @@ uint32_t bits_at(const std::vector<std::byte>& buffer, int64_t index, std::size_
   return bits;
 }
 
+/// (block, head, slot, dim) of element `off` of one cache tensor, found by dividing by the
+/// strides from the largest down (the layout's axes nest: validate() requires it); nothing when
+/// `off` is padding. Checked against the layout's own accessor.
+std::optional<std::array<int64_t, 4>> locate(const ref::PagedCacheLayout& c, bool key,
+                                             int64_t off) {
+  const ref::CacheTensorStrides& s = key ? c.key : c.value;
+  struct Axis {
+    int index;  // 0 block, 1 head, 2 slot, 3 group, 4 dim
+    int64_t size, stride;
+  };
+  std::array<Axis, 5> axes{{{0, c.num_blocks, s.block},
+                            {1, c.num_kv_heads, s.head},
+                            {2, c.block_size, s.slot},
+                            {3, c.head_size / s.dim_split, s.group},
+                            {4, s.dim_split, s.dim}}};
+  std::sort(axes.begin(), axes.end(),
+            [](const Axis& a, const Axis& b) { return a.stride > b.stride; });
+  std::array<int64_t, 5> at{};
+  int64_t rem = off;
+  for (const Axis& a : axes) {
+    if (a.size <= 1 || a.stride <= 0) continue;
+    const int64_t i = rem / a.stride;
+    if (i >= a.size) return std::nullopt;
+    at[a.index] = i;
+    rem -= i * a.stride;
+  }
+  if (rem != 0) return std::nullopt;
+  const std::array<int64_t, 4> where{at[0], at[1], at[2], at[3] * s.dim_split + at[4]};
+  const int64_t back = key ? c.key_at(where[0], where[1], where[2], where[3])
+                           : c.value_at(where[0], where[1], where[2], where[3]) - c.value_base;
+  if (back != off) return std::nullopt;
+  return where;
+}
+
+std::string position_text(const std::array<int64_t, 4>& w) {
+  return "block " + std::to_string(w[0]) + ", head " + std::to_string(w[1]) + ", slot " +
+         std::to_string(w[2]) + ", dim " + std::to_string(w[3]);
+}
+
+/// The query rows [begin, end) of the context-0 sequences.
+std::vector<std::pair<int64_t, int64_t>> context0_rows(const ref::PagedAttentionProblem& p) {
+  std::vector<std::pair<int64_t, int64_t>> rows;
+  for (int64_t s = 0; s < p.batch.num_seqs; ++s) {
+    if (p.batch.context_lens[s] != 0) continue;
+    const int64_t begin = p.batch.query_begin(s);
+    rows.emplace_back(begin, begin + p.batch.query_len(s));
+  }
+  return rows;
+}
+
 }  // namespace
 
-/// Logical position of an element offset inside a token tensor.
 std::string token_position(const ref::TokenLayout& l, int64_t off) {
   const int64_t token = off / l.stride_token, rem = off % l.stride_token;
   const int64_t head = rem / l.stride_head, dim = rem % l.stride_head;
@@ -25,29 +76,16 @@ std::string token_position(const ref::TokenLayout& l, int64_t off) {
          std::to_string(dim);
 }
 
-/// Logical position of an element offset inside the key (is_key) or value cache.
-std::string cache_position(const ref::PagedCacheLayout& c, bool is_key, int64_t off) {
-  const int64_t block = off / (is_key ? c.key_stride_block : c.value_stride_block);
-  int64_t rem = off % (is_key ? c.key_stride_block : c.value_stride_block);
-  const int64_t head = rem / (is_key ? c.key_stride_head : c.value_stride_head);
-  rem %= is_key ? c.key_stride_head : c.value_stride_head;
-  int64_t dim = 0, slot = 0;
-  bool padding = head >= c.num_kv_heads;
-  if (is_key) {
-    const int64_t group = rem / c.key_stride_group;
-    rem %= c.key_stride_group;
-    slot = rem / c.key_stride_slot;
-    const int64_t e = rem % c.key_stride_slot;
-    dim = group * c.x + e;
-    padding = padding || group >= c.head_size / c.x || slot >= c.block_size || e >= c.x;
-  } else {
-    dim = rem / c.value_stride_dim;
-    slot = rem % c.value_stride_dim;
-    padding = padding || dim >= c.head_size || slot >= c.block_size;
+std::string cache_position(const ref::PagedCacheLayout& c, bool key_buffer, int64_t off) {
+  if (key_buffer) {
+    if (const auto w = locate(c, true, off)) return position_text(*w);
+    if (c.combined && off >= c.value_base) {
+      if (const auto w = locate(c, false, off - c.value_base)) return "value " + position_text(*w);
+    }
+    return "padding";
   }
-  if (block >= c.num_blocks || padding) return "padding of block " + std::to_string(block);
-  return "block " + std::to_string(block) + ", head " + std::to_string(head) + ", dim " +
-         std::to_string(dim) + ", slot " + std::to_string(slot);
+  if (const auto w = locate(c, false, off)) return position_text(*w);
+  return "padding";
 }
 
 void compare_bits(const char* name, DType dtype, const std::vector<std::byte>& expected,
@@ -107,11 +145,12 @@ CopyComparison compare_copy(const ref::CacheCopyProblem& expected, bool gather,
         "value_out", expected.dtype, expected.value, second,
         [&](int64_t i) { return token_position(expected.value_layout, i); }, out);
   } else {
+    const DType kv = expected.cache.dtype;
     compare_bits(
-        "key_cache", expected.dtype, expected.key_cache, first,
+        "key_cache", kv, expected.key_cache, first,
         [&](int64_t i) { return cache_position(expected.cache, true, i); }, out);
     compare_bits(
-        "value_cache", expected.dtype, expected.value_cache, second,
+        "value_cache", kv, expected.value_cache, second,
         [&](int64_t i) { return cache_position(expected.cache, false, i); }, out);
   }
   return out;
@@ -119,6 +158,56 @@ CopyComparison compare_copy(const ref::CacheCopyProblem& expected, bool gather,
 
 void to_json(nlohmann::json& j, const CopyComparison& c) {
   j = nlohmann::json{{"elements", c.elements}, {"mismatches", c.mismatches}, {"first", c.first}};
+}
+
+bool has_context0_rows(const ref::PagedAttentionProblem& p) {
+  return std::find(p.batch.context_lens.begin(), p.batch.context_lens.end(), 0) !=
+         p.batch.context_lens.end();
+}
+
+CopyComparison compare_context0_rows(const ref::PagedAttentionProblem& p, pc_context0 declared,
+                                     const std::vector<std::byte>& actual) {
+  CopyComparison out;
+  const std::size_t size = dtype_size(p.dtype);
+  const int64_t row = p.num_heads * p.head_size();
+  const uint32_t want = declared == PC_CONTEXT0_UNTOUCHED ? dtype_info(p.dtype).output_poison_bits
+                                                          : 0u;  // +0 (also when unsupported)
+  const char* label =
+      declared == PC_CONTEXT0_UNTOUCHED ? "declared untouched (output poison)" : "declared zeros";
+  for (const auto& [begin, end] : context0_rows(p)) {
+    for (int64_t i = begin * row; i < end * row; ++i) {
+      ++out.elements;
+      if (static_cast<std::size_t>((i + 1)) * size > actual.size()) {
+        ++out.mismatches;
+        continue;
+      }
+      const uint32_t got = bits_at(actual, i, size);
+      if (got == want && declared != PC_CONTEXT0_UNSUPPORTED) continue;
+      if (out.mismatches++ == 0) {
+        char text[200];
+        std::snprintf(text, sizeof text, "%s bits 0x%0*x, got 0x%0*x (%.9g)", label,
+                      static_cast<int>(2 * size), want, static_cast<int>(2 * size), got,
+                      load_element(p.dtype, actual.data(), i));
+        out.first = "context-0 row " + std::to_string(i / row) + ", head " +
+                    std::to_string(i % row / p.head_size()) + ", dim " +
+                    std::to_string(i % p.head_size()) + ": " + text;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::byte> with_reference_context0_rows(const ref::PagedAttentionProblem& p,
+                                                    const ref::PagedAttentionResult& reference,
+                                                    std::vector<std::byte> actual) {
+  const std::vector<std::byte> expected = reference.out_storage(p.dtype);
+  if (expected.size() != actual.size()) return actual;  // the size mismatch is reported later
+  const std::size_t row =
+      static_cast<std::size_t>(p.num_heads * p.head_size()) * dtype_size(p.dtype);
+  for (const auto& [begin, end] : context0_rows(p)) {
+    std::memcpy(actual.data() + begin * row, expected.data() + begin * row, (end - begin) * row);
+  }
+  return actual;
 }
 
 }  // namespace pagecheck::verify::check

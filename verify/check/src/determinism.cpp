@@ -27,7 +27,7 @@ CopyComparison compare_attention_runs(const ref::PagedAttentionProblem& p,
   compare_bits(
       "out", p.dtype, first, second,
       [&](int64_t i) {
-        return "seq " + std::to_string(i / (heads * hs)) + ", head " +
+        return "query row " + std::to_string(i / (heads * hs)) + ", head " +
                std::to_string(i / hs % heads) + ", dim " + std::to_string(i % hs);
       },
       out, kFirstRun, kSecondRun);

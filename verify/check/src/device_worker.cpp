@@ -44,8 +44,6 @@ class DeviceBackend final : public CaseBackend {
         v.caps = gen::caps_of(*info);
         v.description = info->description;
         v.handle = info.get();
-        // v.deterministic stays true: plugin ABI v1 (and every built-in and planted variant)
-        // cannot declare nondeterminism; ABI v2's determinism declaration is to be copied here.
         variants_.push_back(std::move(v));
       }
     }

@@ -105,6 +105,7 @@ void to_json(json& j, const VariantReport& v) {
   j = json{{"registry", v.registry},
            {"family", v.family},
            {"variant", v.variant},
+           {"precision", v.precision ? json(*v.precision) : json(nullptr)},
            {"planned", v.planned},
            {"run", v.run},
            {"passed", v.passed},
@@ -114,6 +115,7 @@ void to_json(json& j, const VariantReport& v) {
            {"error_messages", v.error_messages},
            {"regimes", v.regimes},
            {"tags", v.tags},
+           {"possible_tags", v.possible_tags},
            {"outcomes", v.outcomes},
            {"runs_twice", v.runs_twice},
            {"max_ratio", number(v.max_ratio)},
@@ -127,6 +129,9 @@ void to_json(json& j, const VariantReport& v) {
 void from_json(const json& j, VariantReport& v) {
   v.registry = j.at("registry").get<std::string>();
   v.family = j.at("family").get<std::string>();
+  if (j.contains("precision") && !j.at("precision").is_null()) {
+    v.precision = j.at("precision").get<PrecisionModel>();
+  }
   v.variant = j.at("variant").get<std::string>();
   v.planned = j.at("planned").get<int64_t>();
   v.run = j.at("run").get<int64_t>();
@@ -137,6 +142,7 @@ void from_json(const json& j, VariantReport& v) {
   v.error_messages = j.value("error_messages", std::vector<std::string>());
   v.regimes = j.at("regimes").get<std::map<std::string, int64_t>>();
   v.tags = j.at("tags").get<std::map<std::string, int64_t>>();
+  v.possible_tags = j.value("possible_tags", std::vector<std::string>());
   v.outcomes = j.value("outcomes", std::map<std::string, int64_t>());
   v.runs_twice = j.value("runs_twice", int64_t{0});
   v.max_ratio = number_from(j.at("max_ratio"));
@@ -277,8 +283,9 @@ void print_summary(std::ostream& out, const RunReport& r) {
                   static_cast<long long>(v.failed + (v.failure && v.failed == 0 ? 1 : 0)),
                   attention ? fixed(v.max_ratio, 3).c_str() : "bit-exact", v.seconds);
     out << line;
+    if (v.precision) out << "         judged by: " << v.precision->describe() << "\n";
     out << "         regimes: " << counts_text(v.regimes) << "\n";
-    const auto all = gen::all_edge_tags(parse_family(v.family));
+    const std::vector<std::string>& all = v.possible_tags;
     int hit = 0;
     std::string missing;
     for (const auto& t : all) {

@@ -54,6 +54,7 @@ RunReport replay_spec(const gen::CaseSpec& spec, const std::vector<Target>& targ
     if (t.caps.family != family) continue;
     if (!executor) executor = make_executor(0);
     TargetState st;
+    st.caps = t.caps;
     st.report = empty_report(t, o);
     st.report.planned = 1;
     st.params = {CaseParams{}};

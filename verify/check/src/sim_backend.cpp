@@ -1,5 +1,7 @@
 /// CPU simulations of correct and buggy kernel variants (registry "sim").
 #include "pagecheck/verify/check/sim_backend.h"
+#include "pagecheck/verify/check/sim_engine_style.h"
+#include "sim_planted_s6.h"
 
 #include <chrono>
 #include <cmath>
@@ -13,6 +15,7 @@
 
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/reference/paged_attention.h"
+#include "pagecheck/verify/gen/materialize.h"
 
 namespace pagecheck::verify::check {
 namespace {
@@ -57,21 +60,24 @@ std::vector<double> reference_out(const ref::PagedAttentionProblem& p) {
   return ref::paged_attention(p, {1}).out;
 }
 
-/// Reference with a modified problem per sequence: `edit` returns the context length to use,
-/// or 0 for "this sequence's output is NaN".
+/// Reference with a modified problem per sequence (decode variants: one row per sequence):
+/// `edit` returns the context length to use, or 0 for "this sequence's output is NaN".
 std::vector<double> with_context(const ref::PagedAttentionProblem& p,
                                  const std::function<int32_t(int32_t, int64_t)>& edit) {
   ref::PagedAttentionProblem q = p;
-  std::vector<bool> nan_row(p.num_seqs, false);
-  for (int64_t s = 0; s < p.num_seqs; ++s) {
-    const int32_t len = edit(p.context_lens[s], p.block_size());
+  const int64_t seqs = p.num_seqs();
+  std::vector<bool> nan_row(seqs, false);
+  for (int64_t s = 0; s < seqs; ++s) {
+    const int32_t given = p.batch.context_lens[s];
+    const int32_t len = edit(given, p.block_size());
     nan_row[s] = len <= 0;
-    q.context_lens[s] = len <= 0 ? 1 : len;
+    q.batch.context_lens[s] = len <= 0 ? std::min<int32_t>(1, given) : len;
   }
   std::vector<double> out = reference_out(q);
   const int64_t row = p.num_heads * p.head_size();
-  for (int64_t s = 0; s < p.num_seqs; ++s) {
-    if (nan_row[s]) std::fill(out.begin() + s * row, out.begin() + (s + 1) * row, kNaN);
+  for (int64_t s = 0; s < seqs; ++s) {
+    const int64_t begin = p.batch.query_begin(s) * row, end = begin + p.batch.query_len(s) * row;
+    if (nan_row[s]) std::fill(out.begin() + begin, out.begin() + end, kNaN);
   }
   return out;
 }
@@ -80,73 +86,90 @@ std::vector<double> with_context(const ref::PagedAttentionProblem& p,
 /// problem whose query heads (and slopes) are permuted so that its mapping does the same.
 std::vector<double> wrong_kv_head(const ref::PagedAttentionProblem& p) {
   const int64_t kv = p.num_kv_heads(), group = p.num_heads / kv, hs = p.head_size();
+  const int64_t rows = p.query_layout.num_tokens;
   auto target = [&](int64_t h) { return (h % kv) * group + h / kv; };
   ref::PagedAttentionProblem q = p;
   const std::size_t size = dtype_size(p.dtype);
-  for (int64_t s = 0; s < p.num_seqs; ++s) {
+  for (int64_t r = 0; r < rows; ++r) {
     for (int64_t h = 0; h < p.num_heads; ++h) {
-      std::memcpy(q.query.data() + q.query_layout.offset(s, target(h), 0) * size,
-                  p.query.data() + p.query_layout.offset(s, h, 0) * size, hs * size);
+      std::memcpy(q.query.data() + q.query_layout.offset(r, target(h), 0) * size,
+                  p.query.data() + p.query_layout.offset(r, h, 0) * size, hs * size);
     }
   }
-  for (int64_t h = 0; h < p.num_heads && !p.alibi_slopes.empty(); ++h) {
-    q.alibi_slopes[target(h)] = p.alibi_slopes[h];
+  const std::vector<float>& slopes = p.features.alibi_slopes;
+  for (int64_t h = 0; h < p.num_heads && !slopes.empty(); ++h) {
+    q.features.alibi_slopes[target(h)] = slopes[h];
   }
   const std::vector<double> permuted = reference_out(q);
   std::vector<double> out(permuted.size());
-  for (int64_t s = 0; s < p.num_seqs; ++s) {
+  for (int64_t r = 0; r < rows; ++r) {
     for (int64_t h = 0; h < p.num_heads; ++h) {
-      std::copy_n(permuted.begin() + (s * p.num_heads + target(h)) * hs, hs,
-                  out.begin() + (s * p.num_heads + h) * hs);
+      std::copy_n(permuted.begin() + (r * p.num_heads + target(h)) * hs, hs,
+                  out.begin() + (r * p.num_heads + h) * hs);
     }
   }
   return out;
 }
 
-/// Emulation of a split-K kernel: float32 logits, sums, weighted values and merge (partitions
-/// of 256 tokens). With `lowp`, softmax weights, weight*value products and per-partition
-/// outputs are rounded to the storage dtype as some engines' kernels do. `max_bug` merges
-/// partitions by their sums only (ignoring their maxima).
-std::vector<double> split_k(const ref::PagedAttentionProblem& p, bool max_bug, bool lowp) {
+/// The scale of KV head `kv` of an fp8 cache (1 otherwise).
+float scale_of(const std::vector<float>& scales, int64_t kv) {
+  if (scales.empty()) return 1.0f;
+  return scales.size() == 1 ? scales[0] : scales[kv];
+}
+
+/// Emulation of a split-K decode kernel (a simulated kernel, not a reference: it computes as
+/// such a kernel does): float32 logits, sums, weighted values and merge over partitions of
+/// `partition` tokens (the size the simulated variant declares). With `lowp`, softmax
+/// weights, weight*value products and per-partition outputs are rounded to the storage dtype
+/// as some engines' kernels do. `max_bug` merges partitions by their sums only (ignoring their
+/// maxima). Keys and values are read through the cache layout (any kind, fp8 codes times their
+/// scale as a float32 product).
+std::vector<double> split_k(const ref::PagedAttentionProblem& p, int64_t partition, bool max_bug,
+                            bool lowp) {
   const auto keep = [&](double v) { return lowp ? round_to(p.dtype, v) : v; };
-  constexpr int64_t kPartition = 256;
   const int64_t hs = p.head_size(), bs = p.block_size(), group = p.num_heads / p.num_kv_heads();
   const ref::PagedCacheLayout& c = p.cache;
-  std::vector<double> out(p.num_seqs * p.num_heads * hs);
-  for (int64_t s = 0; s < p.num_seqs; ++s) {
-    const int64_t ctx = p.context_lens[s];
-    for (int64_t h = 0; h < p.num_heads; ++h) {
+  const ref::RaggedBatch& b = p.batch;
+  const std::byte* values = c.combined ? p.key_cache.data() : p.value_cache.data();
+  const auto key = [&](int64_t block, int64_t kv, int64_t slot, int64_t d) {
+    return static_cast<float>(
+        load_element(c.dtype, p.key_cache.data(), c.key_at(block, kv, slot, d)) *
+        scale_of(p.k_scale, kv));
+  };
+  const auto value = [&](int64_t block, int64_t kv, int64_t slot, int64_t d) {
+    return static_cast<float>(load_element(c.dtype, values, c.value_at(block, kv, slot, d)) *
+                              scale_of(p.v_scale, kv));
+  };
+  std::vector<double> out(p.query_layout.num_tokens * p.num_heads * hs, 0.0);
+  for (int64_t s = 0; s < b.num_seqs; ++s) {
+    const int64_t ctx = b.context_lens[s], row = b.query_begin(s);
+    const int32_t* table = b.block_table.data() + s * b.max_blocks_per_seq;
+    for (int64_t h = 0; h < p.num_heads && ctx > 0; ++h) {
       const int64_t kv = h / group;
       std::vector<float> q(hs), logits(ctx);
       for (int64_t d = 0; d < hs; ++d) {
         q[d] = static_cast<float>(
-            load_element(p.dtype, p.query.data(), p.query_layout.offset(s, h, d)));
+            load_element(p.dtype, p.query.data(), p.query_layout.offset(row, h, d)));
       }
-      const float slope = p.alibi_slopes.empty() ? 0.0f : p.alibi_slopes[h];
+      const float slope = p.features.alibi_slopes.empty() ? 0.0f : p.features.alibi_slopes[h];
       for (int64_t t = 0; t < ctx; ++t) {
-        const int64_t block = p.block_table[s * p.max_blocks_per_seq + t / bs];
         float dot = 0;
-        for (int64_t d = 0; d < hs; ++d) {
-          dot += q[d] * static_cast<float>(load_element(p.dtype, p.key_cache.data(),
-                                                        c.key_offset(block, kv, d, t % bs)));
-        }
+        for (int64_t d = 0; d < hs; ++d) dot += q[d] * key(table[t / bs], kv, t % bs, d);
         logits[t] = dot * p.scale + slope * static_cast<float>(t - ctx + 1);
       }
       std::vector<float> maxes, sums;
       std::vector<std::vector<float>> partial;
-      for (int64_t begin = 0; begin < ctx; begin += kPartition) {
-        const int64_t end = std::min(ctx, begin + kPartition);
+      for (int64_t begin = 0; begin < ctx; begin += partition) {
+        const int64_t end = std::min(ctx, begin + partition);
         float m = -INFINITY, z = 0;
         for (int64_t t = begin; t < end; ++t) m = std::max(m, logits[t]);
         for (int64_t t = begin; t < end; ++t) z += std::exp(logits[t] - m);
         std::vector<float> acc(hs, 0.0f);
         for (int64_t t = begin; t < end; ++t) {
-          const int64_t block = p.block_table[s * p.max_blocks_per_seq + t / bs];
           const float w = static_cast<float>(keep(std::exp(logits[t] - m) / z));
           for (int64_t d = 0; d < hs; ++d) {
-            const double v =
-                load_element(p.dtype, p.value_cache.data(), c.value_offset(block, kv, d, t % bs));
-            acc[d] += static_cast<float>(keep(static_cast<double>(w) * static_cast<float>(v)));
+            const float v = value(table[t / bs], kv, t % bs, d);
+            acc[d] += static_cast<float>(keep(static_cast<double>(w) * v));
           }
         }
         for (float& a : acc) a = static_cast<float>(keep(a));
@@ -164,23 +187,93 @@ std::vector<double> split_k(const ref::PagedAttentionProblem& p, bool max_bug, b
       for (int64_t d = 0; d < hs; ++d) {
         float acc = 0;
         for (std::size_t j = 0; j < maxes.size(); ++j) acc += weights[j] / total * partial[j][d];
-        out[(s * p.num_heads + h) * hs + d] = acc;
+        out[(row * p.num_heads + h) * hs + d] = acc;
       }
     }
   }
   return out;
 }
 
+/// Partition size of the simulated split-K variants (they declare it, as every variant does).
+constexpr int64_t kSimPartition = 256;
+
+/// A variant's caps as the simulations declare them: the decode features of the built-in
+/// kernels (ALiBi, token / head / output strides, shared and independent cache padding).
+gen::VariantCaps sim_caps(const std::string& name, pc_family family) {
+  const uint64_t caps = (family == PC_FAMILY_PAGED_ATTENTION ? uint64_t{PC_CAP_ALIBI} : 0u) |
+                        PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE | PC_CAP_STRIDED_OUTPUT |
+                        PC_CAP_CACHE_PAD_SHARED | PC_CAP_CACHE_PAD;
+  return gen::make_caps(name, family, {64, 80, 128}, {8, 16, 32}, caps);
+}
+
+/// Caps of a reference-backed simulation: everything the vocabulary can express (every page
+/// layout, fp8 caches with both scale kinds, combined K/V; attention: multi-token queries,
+/// non-causal, sinks, window, soft-cap, context-0 rows left untouched; gather: dequantize).
+gen::VariantCaps full_sim_caps(const std::string& name, pc_family family) {
+  gen::VariantCaps c = sim_caps(name, family);
+  c.kv_dtypes = c.dtypes;
+  c.kv_dtypes.insert(c.kv_dtypes.end(), {DType::kFloat8E4M3, DType::kFloat8E5M2});
+  c.cache_kinds = {ref::CacheKind::kXSplit, ref::CacheKind::kNHD, ref::CacheKind::kHND};
+  c.scale_kinds = {ref::ScaleKind::kPerTensor, ref::ScaleKind::kPerKvHead};
+  c.caps |= PC_CAP_COMBINED_KV;
+  if (family == PC_FAMILY_PAGED_ATTENTION) {
+    c.caps |= PC_CAP_SINKS | PC_CAP_WINDOW | PC_CAP_SOFT_CAP | PC_CAP_NON_CAUSAL;
+    c.max_query_len = 32;
+    c.context0 = PC_CONTEXT0_UNTOUCHED;
+  }
+  if (family == PC_FAMILY_GATHER_CACHED_KV) c.caps |= PC_CAP_DEQUANTIZE;
+  return c;
+}
+
+/// Caps of a simulated split-K variant: sim_caps plus its declared partition size (and, for
+/// the engine-style one, its declared roundings).
+gen::VariantCaps split_caps(const std::string& name, bool lowp) {
+  gen::VariantCaps c = sim_caps(name, PC_FAMILY_PAGED_ATTENTION);
+  c.partition_sizes = {kSimPartition};
+  if (lowp) c.precision.rounded = PC_ROUND_WEIGHTS | PC_ROUND_PRODUCTS | PC_ROUND_PARTITION_OUTPUTS;
+  return c;
+}
+
+/// Caps of the engine-style simulation (sim_engine_style.h): sim_caps, its partition size and
+/// its declaration, the loosest model pagecheck accepts.
+gen::VariantCaps engine_style_caps(const std::string& name, const EngineStyleOptions& o) {
+  gen::VariantCaps c = sim_caps(name, PC_FAMILY_PAGED_ATTENTION);
+  c.partition_sizes = {o.partition_size};
+  c.precision = to_abi(engine_style_precision(o));
+  return c;
+}
+
 class SimBackend final : public CaseBackend {
  public:
   explicit SimBackend(bool allow_crash) {
-    const uint32_t caps = PC_CAP_ALIBI | PC_CAP_STRIDED_TOKENS | PC_CAP_PADDED_CACHE;
-    auto attention = [&](const std::string& name, AttentionFn fn) {
-      add(name, PC_FAMILY_PAGED_ATTENTION, caps, SimVariant{std::move(fn), {}});
+    const auto plain = [](const std::string& name) {
+      return sim_caps(name, PC_FAMILY_PAGED_ATTENTION);
     };
-    attention("sim_reference", reference_out);
-    attention("sim_split_k_fp32", [](const auto& p) { return split_k(p, false, false); });
-    attention("sim_split_k_lowp", [](const auto& p) { return split_k(p, false, true); });
+    auto attention = [&](const std::string& name, AttentionFn fn) {
+      add(plain(name), SimVariant{std::move(fn), {}});
+    };
+    add(full_sim_caps("sim_reference", PC_FAMILY_PAGED_ATTENTION), SimVariant{reference_out, {}});
+    add(split_caps("sim_split_k_fp32", false),
+        SimVariant{[](const auto& p) { return split_k(p, kSimPartition, false, false); }, {}});
+    add(split_caps("sim_split_k_lowp", true),
+        SimVariant{[](const auto& p) { return split_k(p, kSimPartition, false, true); }, {}});
+    add(engine_style_caps("sim_engine_style", {}),
+        SimVariant{[](const auto& p) { return engine_style_attention(p); }, {}});
+    {
+      EngineStyleOptions dropped;
+      dropped.drop_last_partition = true;
+      add(engine_style_caps("sim_engine_style_drop_partition", dropped),
+          SimVariant{[dropped](const auto& p) { return engine_style_attention(p, dropped); }, {}});
+    }
+    attention("sim_table_stride_from_width", sim_table_stride_from_width);
+    attention("sim_finite_mask_sentinel", sim_finite_mask_sentinel);
+    attention("sim_gqa_group_le8", sim_gqa_group_le8);
+    add(split_caps("sim_parts_from_bound", false),
+        SimVariant{[](const auto& p) { return sim_partitions_from_bound(p, kSimPartition); }, {}});
+    add(sim_caps("sim_gather_one_block_per_token", PC_FAMILY_GATHER_CACHED_KV),
+        SimVariant{{}, sim_gather_one_block_per_token});
+    add(sim_caps("sim_reshape_one_block_per_token", PC_FAMILY_RESHAPE_AND_CACHE),
+        SimVariant{{}, sim_reshape_one_block_per_token});
     attention("sim_context_off_by_one", [](const auto& p) {
       return with_context(p, [](int32_t len, int64_t) { return len - 1; });
     });
@@ -198,25 +291,34 @@ class SimBackend final : public CaseBackend {
       return reference_out(q);
     });
     attention("sim_wrong_kv_head", wrong_kv_head);
-    attention("sim_partition_max_only", [](const auto& p) { return split_k(p, true, false); });
-    add("sim_race_last_bit", PC_FAMILY_PAGED_ATTENTION, caps, SimVariant{reference_out, {}, true});
-    // The same race in a variant that declares it (ABI v2's declaration; none can today): each
-    // run is compared with the reference, and it passes.
-    add("sim_race_declared", PC_FAMILY_PAGED_ATTENTION, caps, SimVariant{reference_out, {}, true},
-        /*deterministic=*/false);
+    add(split_caps("sim_partition_max_only", false),
+        SimVariant{[](const auto& p) { return split_k(p, kSimPartition, true, false); }, {}});
+    add(plain("sim_race_last_bit"), SimVariant{reference_out, {}, true});
+    // The same race in a variant that declares it: each run is compared with the reference,
+    // and it passes.
+    gen::VariantCaps declared = plain("sim_race_declared");
+    declared.nondeterministic = true;
+    add(declared, SimVariant{reference_out, {}, true});
+    // Declares that context-0 rows become +0 but divides 0 by 0 there (NaN).
+    gen::VariantCaps zeros = plain("sim_context0_nan");
+    zeros.context0 = PC_CONTEXT0_ZEROS;
+    add(zeros, SimVariant{[](const ref::PagedAttentionProblem& p) {
+                            return with_context(p, [](int32_t len, int64_t) { return len; });
+                          },
+                          {}});
     if (allow_crash) {
       attention("sim_crash", [](const ref::PagedAttentionProblem& p) {
-        if (p.num_seqs >= 3) std::abort();  // a kernel that takes the process down
+        if (p.num_seqs() >= 3) std::abort();  // a kernel that takes the process down
         return reference_out(p);
       });
       attention("sim_hang", [](const ref::PagedAttentionProblem& p) {
-        while (p.num_seqs >= 5) std::this_thread::sleep_for(std::chrono::seconds(1));
+        while (p.num_seqs() >= 5) std::this_thread::sleep_for(std::chrono::seconds(1));
         return reference_out(p);
       });
     }
-    add("sim_gather_reference", PC_FAMILY_GATHER_CACHED_KV, caps,
+    add(full_sim_caps("sim_gather_reference", PC_FAMILY_GATHER_CACHED_KV),
         SimVariant{{}, [](auto& p) { ref::gather_cached_kv(p); }});
-    add("sim_gather_reads_slot_minus1", PC_FAMILY_GATHER_CACHED_KV, caps,
+    add(sim_caps("sim_gather_reads_slot_minus1", PC_FAMILY_GATHER_CACHED_KV),
         SimVariant{{}, [](ref::CacheCopyProblem& p) {
                      ref::CacheCopyProblem q = p;
                      for (int64_t& slot : q.slot_mapping) slot = slot < 0 ? 0 : slot;
@@ -224,10 +326,10 @@ class SimBackend final : public CaseBackend {
                      p.key = q.key;
                      p.value = q.value;
                    }});
-    add("sim_gather_value_layout_keys", PC_FAMILY_GATHER_CACHED_KV, caps,
+    add(sim_caps("sim_gather_value_layout_keys", PC_FAMILY_GATHER_CACHED_KV),
         SimVariant{{}, [](ref::CacheCopyProblem& p) {
                      ref::gather_cached_kv(p);
-                     // Keys read as if they had the value layout (no x split).
+                     // Keys read as if they had the x-split value layout (no x split).
                      const ref::PagedCacheLayout& c = p.cache;
                      const std::size_t size = dtype_size(p.dtype);
                      for (int64_t t = 0; t < p.num_tokens(); ++t) {
@@ -236,17 +338,17 @@ class SimBackend final : public CaseBackend {
                        const int64_t block = slot / c.block_size, off = slot % c.block_size;
                        for (int64_t h = 0; h < c.num_kv_heads; ++h) {
                          for (int64_t d = 0; d < c.head_size; ++d) {
-                           const int64_t src = block * c.key_stride_block + h * c.key_stride_head +
-                                               d * c.block_size + off;
+                           const int64_t src =
+                               block * c.key.block + h * c.key.head + d * c.block_size + off;
                            std::memcpy(p.key.data() + p.key_layout.offset(t, h, d) * size,
                                        p.key_cache.data() + src * size, size);
                          }
                        }
                      }
                    }});
-    add("sim_reshape_reference", PC_FAMILY_RESHAPE_AND_CACHE, caps,
+    add(full_sim_caps("sim_reshape_reference", PC_FAMILY_RESHAPE_AND_CACHE),
         SimVariant{{}, [](auto& p) { ref::reshape_and_cache(p); }});
-    add("sim_reshape_writes_slot_minus1", PC_FAMILY_RESHAPE_AND_CACHE, caps,
+    add(sim_caps("sim_reshape_writes_slot_minus1", PC_FAMILY_RESHAPE_AND_CACHE),
         SimVariant{{}, [](ref::CacheCopyProblem& p) {
                      ref::reshape_and_cache(p);
                      const ref::PagedCacheLayout& c = p.cache;
@@ -256,7 +358,7 @@ class SimBackend final : public CaseBackend {
                        // block = -1 / bs = 0, offset = -1 % bs = -1, as in C.
                        for (int64_t h = 0; h < c.num_kv_heads; ++h) {
                          for (int64_t d = 0; d < c.head_size; ++d) {
-                           const int64_t dst = c.key_offset(0, h, d, -1);
+                           const int64_t dst = c.key_at(0, h, -1, d);
                            if (dst < 0) continue;  // would hit the guard zone on a GPU
                            std::memcpy(p.key_cache.data() + dst * size,
                                        p.key.data() + p.key_layout.offset(t, h, d) * size, size);
@@ -281,6 +383,7 @@ class SimBackend final : public CaseBackend {
     for (std::size_t i = 0; i < out.size(); ++i) {
       store_element(p.dtype, run.out.data(), static_cast<int64_t>(i), out[i]);
     }
+    if (v.caps.context0 == PC_CONTEXT0_UNTOUCHED) keep_output_poison(p, run.out);
     return run;
   }
 
@@ -305,12 +408,23 @@ class SimBackend final : public CaseBackend {
   }
 
  private:
-  void add(const std::string& name, pc_family family, uint32_t caps, SimVariant sim,
-           bool deterministic = true) {
+  /// The rows of context-0 sequences as a kernel that never writes them leaves them: the
+  /// output poison the buffer started with.
+  static void keep_output_poison(const ref::PagedAttentionProblem& p, std::vector<std::byte>& out) {
+    const uint32_t bits = dtype_info(p.dtype).output_poison_bits;
+    const std::size_t row =
+        static_cast<std::size_t>(p.num_heads * p.head_size()) * dtype_size(p.dtype);
+    for (int64_t s = 0; s < p.num_seqs(); ++s) {
+      if (p.batch.context_lens[s] != 0) continue;
+      gen::fill_pattern(out.data() + p.batch.query_begin(s) * row, p.batch.query_len(s) * row,
+                        &bits, dtype_size(p.dtype));
+    }
+  }
+
+  void add(gen::VariantCaps caps, SimVariant sim) {
     BackendVariant v;
     v.registry = "sim";
-    v.deterministic = deterministic;
-    v.caps = gen::make_caps(name, family, {64, 80, 128}, {8, 16, 32}, caps);
+    v.caps = std::move(caps);
     v.description = "CPU simulation";
     sims_.push_back(std::make_unique<SimVariant>(std::move(sim)));
     v.handle = sims_.back().get();
@@ -327,8 +441,8 @@ class SimBackend final : public CaseBackend {
 }  // namespace
 
 std::vector<std::string> correct_sim_variants() {
-  return {"sim_reference", "sim_split_k_fp32", "sim_race_declared", "sim_gather_reference",
-          "sim_reshape_reference"};
+  return {"sim_reference",     "sim_split_k_fp32",     "sim_engine_style",
+          "sim_race_declared", "sim_gather_reference", "sim_reshape_reference"};
 }
 
 std::vector<std::string> buggy_sim_variants() {
@@ -338,7 +452,15 @@ std::vector<std::string> buggy_sim_variants() {
           "sim_scale_twice",
           "sim_wrong_kv_head",
           "sim_partition_max_only",
+          "sim_engine_style_drop_partition",
+          "sim_table_stride_from_width",
+          "sim_finite_mask_sentinel",
+          "sim_parts_from_bound",
+          "sim_gqa_group_le8",
+          "sim_gather_one_block_per_token",
+          "sim_reshape_one_block_per_token",
           "sim_race_last_bit",
+          "sim_context0_nan",
           "sim_gather_reads_slot_minus1",
           "sim_gather_value_layout_keys",
           "sim_reshape_writes_slot_minus1"};

@@ -65,8 +65,17 @@ RunReport run_verification(const std::vector<Target>& targets, const VerifyOptio
   const std::vector<int64_t> owned = o.shard.cases(o.cases);
   for (const Target& t : targets) {
     auto st = std::make_unique<TargetState>();
+    st->caps = t.caps;
     st->report = empty_report(t, o);
     st->report.planned = static_cast<int64_t>(owned.size());
+    if (const std::string refusal = precision_refusal(t.caps); !refusal.empty()) {
+      // A declaration looser than pagecheck accepts would blind the comparison: no case runs.
+      st->report.planned = 0;
+      st->report.errors = 1;
+      st->report.error_messages.push_back(refusal);
+      states.push_back(std::move(st));
+      continue;
+    }
     for (int64_t index : owned) {
       const CaseParams params = case_params(t, o.seed, o.cases, index);
       st->params.push_back(params);
@@ -86,6 +95,7 @@ RunReport run_verification(const std::vector<Target>& targets, const VerifyOptio
   std::vector<Task> small, large_tasks, tasks;
   for (std::size_t slot = 0; slot < owned.size(); ++slot) {
     for (std::size_t t = 0; t < targets.size(); ++t) {
+      if (states[t]->params.empty()) continue;  // refused declaration
       (states[t]->params[slot].large ? large_tasks : small).push_back({t, slot});
     }
   }

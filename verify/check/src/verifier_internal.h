@@ -5,12 +5,14 @@
 #include <chrono>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/check/verifier.h"
 #include "pagecheck/verify/gen/classify.h"
+#include "pagecheck/verify/precision.h"
 
 namespace pagecheck::verify::check::detail {
 
@@ -36,11 +38,13 @@ inline CaseRequest make_request(const Target& t, const gen::CaseSpec& spec, cons
   r.spec = spec;
   r.ref_threads = o.ref_threads;
   r.check_determinism = check_determinism;
+  r.judge_precision = o.judge_precision;
   return r;
 }
 
 /// Per target bookkeeping during a run.
 struct TargetState {
+  gen::VariantCaps caps;  ///< the target's caps (the tags are counted under them)
   VariantReport report;
   std::vector<CaseParams> params;
   std::vector<gen::CaseSpec> specs;
@@ -62,7 +66,7 @@ inline void record(TargetState& st, std::size_t slot, const CaseResult& r) {
   const gen::CaseSpec& spec = st.specs[slot];
   const gen::Regime regime = std::visit([](const auto& s) { return s.regime; }, spec);
   ++v.regimes[gen::regime_name(regime)];
-  for (const auto& tag : gen::edge_tags(spec)) ++v.tags[tag];
+  for (const auto& tag : gen::edge_tags(spec, st.caps)) ++v.tags[tag];
   switch (r.outcome) {
     case Outcome::kPassed:
       ++v.passed;
@@ -103,11 +107,38 @@ inline void describe_failure(FailureInfo& f, const gen::CaseSpec& spec, const Ca
   f.comparison = r.comparison;
 }
 
+/// Empty when the target's precision declaration is valid and no looser than
+/// PrecisionModel::loosest() (attention only); otherwise why the variant is refused.
+inline std::string precision_refusal(const gen::VariantCaps& caps) {
+  if (caps.family != PC_FAMILY_PAGED_ATTENTION) return {};
+  try {
+    from_abi(caps.precision).check_accepted();
+    return {};
+  } catch (const std::exception& e) {
+    return std::string("precision declaration refused (no case run): ") + e.what();
+  }
+}
+
+/// The declaration of an attention target; empty for copies and invalid declarations
+/// (precision_refusal says why).
+inline std::optional<PrecisionModel> declared_precision(const gen::VariantCaps& caps) {
+  if (caps.family != PC_FAMILY_PAGED_ATTENTION) return std::nullopt;
+  try {
+    return from_abi(caps.precision);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 inline VariantReport empty_report(const Target& t, const VerifyOptions& o) {
   VariantReport v;
   v.registry = t.registry;
   v.family = family_name(t.caps.family);
   v.variant = t.caps.name;
+  v.precision = o.judge_precision && t.caps.family == PC_FAMILY_PAGED_ATTENTION
+                    ? o.judge_precision
+                    : declared_precision(t.caps);
+  v.possible_tags = gen::all_edge_tags(t.caps);
   v.shards = {o.shard.index};
   return v;
 }

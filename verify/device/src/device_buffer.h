@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pagecheck::verify::detail {
 
@@ -21,6 +22,11 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   void* get() const { return ptr_; }
+  /// get() as a T*.
+  template <typename T>
+  T* typed() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t size() const { return bytes_; }
   /// Copies `bytes` host bytes to offset `offset`.
   void upload(const void* host, std::size_t bytes, std::size_t offset = 0);
@@ -36,6 +42,11 @@ class DeviceBuffer {
 
 /// Uploads a host buffer into a new device buffer (nullptr-free even when empty).
 DeviceBuffer upload_new(const void* host, std::size_t bytes);
+/// Uploads a host vector into a new device buffer (nullptr-free even when empty).
+template <typename T>
+DeviceBuffer upload_vector(const std::vector<T>& host) {
+  return upload_new(host.data(), host.size() * sizeof(T));
+}
 
 /// An output buffer of `size` bytes with guard zones: the data starts 256-byte aligned after a
 /// pre-guard of at least `guard_bytes` (rounded up to 256), followed by `guard_bytes` bytes.

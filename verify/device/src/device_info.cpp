@@ -1,10 +1,13 @@
-/// Device discovery and selection.
+/// Device discovery and selection, and the pc_device_info variants see.
 #include <cuda_runtime_api.h>
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
 #include "pagecheck/cuda_check.h"
+#include "pagecheck/cuda_device_info.h"
 #include "pagecheck/verify/device_runner.h"
 
 namespace pagecheck::verify {
@@ -49,6 +52,19 @@ std::string device_description() {
   }
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
          std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
+}
+
+pc_device_info current_device_info() {
+  static std::mutex mutex;
+  static std::map<int, pc_device_info> known;  // filled once per device
+  int device = 0;
+  PAGECHECK_CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto it = known.find(device);
+  if (it != known.end()) return it->second;
+  const pc_device_info info = query_device_info(device);
+  known.emplace(device, info);
+  return info;
 }
 
 }  // namespace pagecheck::verify

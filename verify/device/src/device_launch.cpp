@@ -12,8 +12,6 @@
 namespace pagecheck::verify::detail {
 namespace {
 
-constexpr std::size_t kMessageBytes = 1024;
-
 /// RAII stream + event pair; destruction ignores errors (it also runs after a sticky error).
 struct StreamAndEvents {
   cudaStream_t stream = nullptr;
@@ -88,8 +86,6 @@ void require_family(const VariantInfo& variant, pc_family family) {
 
 DeviceRunOutcome launch_variant(const VariantInfo& info, const void* args) {
   DeviceRunOutcome outcome;
-  const pc_variant& v = info.variant;
-  char msg[kMessageBytes] = {0};
 
   // A stale error from earlier work must not be blamed on this variant.
   const cudaError_t stale = cudaGetLastError();
@@ -98,23 +94,23 @@ DeviceRunOutcome launch_variant(const VariantInfo& info, const void* args) {
     return outcome;
   }
 
-  if (v.can_implement != nullptr) {
-    const pc_status st = v.can_implement(&v, args, msg, sizeof msg);
-    if (st != PC_STATUS_OK) {
-      outcome.message = msg;
-      if (st == PC_STATUS_UNSUPPORTED) {
-        outcome.disposition = LaunchDisposition::kNotSupported;
-      } else if (st == PC_STATUS_INVALID_ARGUMENT) {
-        outcome.disposition = LaunchDisposition::kInvalid;
-      } else {
-        outcome.disposition = LaunchDisposition::kLaunchFailed;
-        outcome.message = "can_implement: " + outcome.message;
-      }
-      return outcome;
+  const pc_device_info device = current_device_info();
+  std::string msg;
+  const pc_status check = info.can_implement(device, args, &msg);
+  if (check != PC_STATUS_OK) {
+    outcome.message = msg;
+    if (check == PC_STATUS_UNSUPPORTED) {
+      outcome.disposition = LaunchDisposition::kNotSupported;
+    } else if (check == PC_STATUS_INVALID_ARGUMENT) {
+      outcome.disposition = LaunchDisposition::kInvalid;
+    } else {
+      outcome.disposition = LaunchDisposition::kLaunchFailed;
+      outcome.message = "can_implement: " + outcome.message;
     }
+    return outcome;
   }
 
-  const std::size_t ws_bytes = v.workspace_bytes != nullptr ? v.workspace_bytes(&v, args) : 0;
+  const std::size_t ws_bytes = info.workspace_bytes(device, args);
   DeviceBuffer workspace;
   if (ws_bytes > 0) {
     workspace = DeviceBuffer(ws_bytes);  // cudaMalloc: 256-byte aligned
@@ -129,8 +125,7 @@ DeviceRunOutcome launch_variant(const VariantInfo& info, const void* args) {
     return outcome;
   }
   PAGECHECK_CUDA_CHECK(cudaEventRecord(se.start, se.stream));
-  msg[0] = '\0';
-  const pc_status st = v.launch(&v, args, workspace.get(), se.stream, msg, sizeof msg);
+  const pc_status st = info.launch(device, args, workspace.get(), se.stream, &msg);
   if (st != PC_STATUS_OK) {
     outcome.disposition = st == PC_STATUS_UNSUPPORTED        ? LaunchDisposition::kNotSupported
                           : st == PC_STATUS_INVALID_ARGUMENT ? LaunchDisposition::kInvalid

@@ -22,6 +22,9 @@ void select_device(int) {
 std::string device_description() {
   return {};
 }
+pc_device_info current_device_info() {
+  no_cuda();
+}
 AttentionRun run_paged_attention(const VariantInfo&, const ref::PagedAttentionProblem&,
                                  const DeviceRunOptions&) {
   no_cuda();

@@ -1,5 +1,6 @@
-/// run_paged_attention: upload, NaN-poisoned guarded output, launch, guard and gap checks,
-/// download into a densely packed result.
+/// run_paged_attention: upload (query rows, caches, ragged batch, features, scales), NaN-poisoned
+/// guarded output of batch.num_query_tokens() rows, launch, guard and gap checks, download into
+/// a densely packed result.
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -7,14 +8,27 @@
 #include "device_buffer.h"
 #include "device_launch.h"
 #include "pagecheck/reference/dtype.h"
+#include "pagecheck/verify/abi_args.h"
 
 namespace pagecheck::verify {
 
 namespace {
 
-/// Bytes of `layout` that the output does not cover must keep the 0xFF poison.
+/// `elements` copies of the dtype's output poison (dtype table: output_poison_bits, a NaN),
+/// the contents the output starts with: rows a variant declares untouched (context 0) and the
+/// gaps between strided rows must still hold it after the launch.
+std::vector<std::byte> output_poison(DType dtype, std::size_t elements) {
+  const DTypeInfo& info = dtype_info(dtype);
+  const uint32_t bits = info.output_poison_bits;  // little endian: the low bytes are the element
+  std::vector<std::byte> buffer(elements * info.bytes);
+  for (std::size_t i = 0; i < elements; ++i)
+    std::memcpy(&buffer[i * info.bytes], &bits, info.bytes);
+  return buffer;
+}
+
+/// Elements of `layout` that the output does not cover must keep the output poison.
 std::string check_gaps(const ref::TokenLayout& layout, const std::vector<std::byte>& buffer,
-                       std::size_t elem) {
+                       const std::vector<std::byte>& poison, std::size_t elem) {
   const int64_t span = layout.span();
   std::vector<bool> covered(static_cast<std::size_t>(span), false);
   for (int64_t t = 0; t < layout.num_tokens; ++t) {
@@ -28,7 +42,7 @@ std::string check_gaps(const ref::TokenLayout& layout, const std::vector<std::by
   for (int64_t i = 0; i < span; ++i) {
     if (covered[i]) continue;
     for (std::size_t b = 0; b < elem; ++b) {
-      if (buffer[i * elem + b] != std::byte{0xFF}) {
+      if (buffer[i * elem + b] != poison[i * elem + b]) {
         if (first < 0) first = i;
         ++changed;
         break;
@@ -48,64 +62,49 @@ AttentionRun run_paged_attention(const VariantInfo& variant, const ref::PagedAtt
   detail::require_family(variant, PC_FAMILY_PAGED_ATTENTION);
   p.validate();
   const std::size_t elem = dtype_size(p.dtype);
+  const int64_t rows = p.batch.num_query_tokens();
   const ref::TokenLayout out_layout = options.attention_out_layout.value_or(
-      ref::TokenLayout::packed(p.num_seqs, p.num_heads, p.head_size()));
+      ref::TokenLayout::packed(rows, p.num_heads, p.head_size()));
   out_layout.validate("attention_out_layout");
-  if (out_layout.num_tokens != p.num_seqs || out_layout.num_heads != p.num_heads ||
+  if (out_layout.num_tokens != rows || out_layout.num_heads != p.num_heads ||
       out_layout.head_size != p.head_size()) {
     throw std::invalid_argument(
-        "attention_out_layout does not match the problem's [num_seqs, "
-        "num_heads, head_size]");
+        "attention_out_layout does not match the problem's [num_query_tokens, num_heads, "
+        "head_size]");
   }
 
   using detail::upload_new;
+  using detail::upload_vector;
   const detail::DeviceBuffer query = upload_new(p.query.data(), p.query.size());
+  // A combined cache is one allocation (key_cache); the converter points into it for V.
   const detail::DeviceBuffer key_cache = upload_new(p.key_cache.data(), p.key_cache.size());
   const detail::DeviceBuffer value_cache = upload_new(p.value_cache.data(), p.value_cache.size());
-  const std::vector<int32_t> table = p.strided_block_table();  // padded rows, poisoned padding
-  const detail::DeviceBuffer block_table = upload_new(table.data(), table.size() * sizeof(int32_t));
-  const detail::DeviceBuffer context_lens =
-      upload_new(p.context_lens.data(), p.context_lens.size() * sizeof(int32_t));
-  detail::DeviceBuffer alibi;
-  if (!p.alibi_slopes.empty()) {
-    alibi = upload_new(p.alibi_slopes.data(), p.alibi_slopes.size() * sizeof(float));
-  }
+  const detail::DeviceBuffer block_table = upload_vector(p.batch.strided_block_table());
+  const detail::DeviceBuffer context_lens = upload_vector(p.batch.context_lens);
+  const detail::DeviceBuffer query_start = upload_vector(p.batch.query_start);
+  const detail::DeviceBuffer alibi = upload_vector(p.features.alibi_slopes);
+  const detail::DeviceBuffer sinks = upload_vector(p.features.sinks);
+  const detail::DeviceBuffer k_scale = upload_vector(p.k_scale);
+  const detail::DeviceBuffer v_scale = upload_vector(p.v_scale);
   const std::size_t out_bytes = static_cast<std::size_t>(out_layout.span()) * elem;
   detail::GuardedBuffer out(out_bytes, options.guard_bytes, options.guard_pattern);
-  out.fill(0xFF);  // NaN in float32, float16 and bfloat16
+  const std::vector<std::byte> poison =
+      output_poison(p.dtype, static_cast<std::size_t>(out_layout.span()));
+  out.upload(poison.data());
 
-  pc_paged_attention_args args{};
-  args.dtype = static_cast<pc_dtype>(p.dtype);
-  args.num_seqs = p.num_seqs;
-  args.num_heads = p.num_heads;
-  args.max_blocks_per_seq = p.max_blocks_per_seq;
-  args.max_context_len = p.host_max_context_len();
-  args.scale = p.scale;
-  args.query = query.get();
-  args.query_stride_seq = p.query_layout.stride_token;
-  args.query_stride_head = p.query_layout.stride_head;
-  args.key_cache = key_cache.get();
-  args.value_cache = value_cache.get();
-  const ref::PagedCacheLayout& c = p.cache;
-  args.cache = pc_cache_layout{c.num_blocks,
-                               c.num_kv_heads,
-                               c.head_size,
-                               c.block_size,
-                               c.x,
-                               c.key_stride_block,
-                               c.key_stride_head,
-                               c.key_stride_group,
-                               c.key_stride_slot,
-                               c.value_stride_block,
-                               c.value_stride_head,
-                               c.value_stride_dim};
-  args.block_table = static_cast<const int32_t*>(block_table.get());
-  args.block_table_stride = p.table_stride();
-  args.context_lens = static_cast<const int32_t*>(context_lens.get());
-  args.alibi_slopes = p.alibi_slopes.empty() ? nullptr : static_cast<const float*>(alibi.get());
-  args.out = out.data();
-  args.out_stride_seq = out_layout.stride_token;
-  args.out_stride_head = out_layout.stride_head;
+  AttentionPointers pointers;
+  pointers.query = query.get();
+  pointers.key_cache = key_cache.get();
+  pointers.value_cache = p.cache.combined ? nullptr : value_cache.get();
+  pointers.query_start = query_start.typed<int32_t>();
+  pointers.context_lens = context_lens.typed<int32_t>();
+  pointers.block_table = block_table.typed<int32_t>();
+  pointers.alibi_slopes = alibi.typed<float>();
+  pointers.sinks = sinks.typed<float>();
+  pointers.k_scale = k_scale.typed<float>();
+  pointers.v_scale = v_scale.typed<float>();
+  pointers.out = out.data();
+  const pc_paged_attention_args args = attention_args(p, out_layout, pointers);
 
   AttentionRun run;
   run.outcome = detail::launch_variant(variant, &args);
@@ -117,17 +116,17 @@ AttentionRun run_paged_attention(const VariantInfo& variant, const ref::PagedAtt
   std::string report = out.check_guards("out");
   std::vector<std::byte> strided(out_bytes);
   out.download(strided.data());
-  const std::string gaps = check_gaps(out_layout, strided, elem);
+  const std::string gaps = check_gaps(out_layout, strided, poison, elem);
   if (!gaps.empty()) report += (report.empty() ? "" : "; ") + gaps;
   run.outcome.guards_intact = report.empty();
   run.outcome.guard_report = report;
 
   const int64_t d = p.head_size();
-  run.out.resize(static_cast<std::size_t>(p.num_seqs * p.num_heads * d) * elem);
-  for (int64_t s = 0; s < p.num_seqs; ++s) {
+  run.out.resize(static_cast<std::size_t>(rows * p.num_heads * d) * elem);
+  for (int64_t t = 0; t < rows; ++t) {
     for (int64_t h = 0; h < p.num_heads; ++h) {
-      std::memcpy(run.out.data() + ((s * p.num_heads + h) * d) * elem,
-                  strided.data() + out_layout.offset(s, h, 0) * elem, d * elem);
+      std::memcpy(run.out.data() + ((t * p.num_heads + h) * d) * elem,
+                  strided.data() + out_layout.offset(t, h, 0) * elem, d * elem);
     }
   }
   return run;

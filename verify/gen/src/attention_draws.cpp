@@ -1,23 +1,25 @@
-/// Sequences, context lengths and head shapes of attention cases (see docs/verify.md).
+/// Sequences, context and query lengths, and head shapes of attention cases (docs/verify.md).
 #include "attention_draws.h"
 
 #include <algorithm>
 
 #include "gen_util.h"
-#include "pagecheck/verify/gen/generators.h"
 
 namespace pagecheck::verify::gen::detail {
 namespace {
 
-int64_t draw_split_edge() {
-  const int64_t partition = pick<int64_t>({{2, 256}, {2, 512}, {1, 1024}});
-  const int64_t k = draw_between(1, partition == 1024 ? 2 : 3);
-  return k * partition + pick<int64_t>({{1, -1}, {1, 0}, {1, 1}});
+/// k * P - 1, k * P or k * P + 1 for one of the partition sizes P (k at most 3, and contexts at
+/// most about 3072 tokens, so that the CPU reference stays fast).
+int64_t draw_split_edge(const std::vector<int64_t>& partitions) {
+  const int64_t partition = pick_of(partitions);
+  const int64_t k = draw_between(1, std::clamp<int64_t>(3072 / partition, 1, 3));
+  return std::max<int64_t>(1, k * partition + pick<int64_t>({{1, -1}, {1, 0}, {1, 1}}));
 }
 
-int64_t draw_context(ContextKind kind, int64_t bs, int size, ContextBudget budget) {
-  const bool large = budget == ContextBudget::kLarge;
-  const bool tiny = budget == ContextBudget::kTiny;
+int64_t draw_context(ContextKind kind, const SeqLimits& l, int size) {
+  const int64_t bs = l.block_size;
+  const bool large = l.budget == ContextBudget::kLarge;
+  const bool tiny = l.budget == ContextBudget::kTiny;
   switch (kind) {
     case ContextKind::kOne:
       return 1;
@@ -34,27 +36,52 @@ int64_t draw_context(ContextKind kind, int64_t bs, int size, ContextBudget budge
     case ContextKind::kFullTable:  // at least this long; widened to the table once it is known
       return draw_between(1, tiny ? 40 : 2 + size * (large ? 1 : 3));
     case ContextKind::kLong: {
+      const int64_t partition = *std::min_element(l.partitions.begin(), l.partitions.end());
       const int64_t full = draw_between(1, large ? 2 : 1 + size / 25);
       const std::size_t tail_kind = draw_weighted({1, 1, 1, 3});
       const int64_t tail = tail_kind == 0   ? 0
                            : tail_kind == 1 ? -1
                            : tail_kind == 2 ? 1
-                                            : draw_between(2, kPartitionSize - 2);
-      return full * kPartitionSize + tail;
+                                            : draw_between(2, std::max<int64_t>(2, partition - 2));
+      return std::max<int64_t>(1, full * partition + tail);
     }
     case ContextKind::kSplitEdge:
-      return draw_split_edge();
+      return draw_split_edge(l.partitions);
+    case ContextKind::kZero:
+      return 0;
   }
   return 1;
 }
 
 }  // namespace
 
-rc::Gen<SeqDraw> seq_draw(int64_t bs, ContextBudget budget) {
-  return rc::gen::exec([bs, budget] {
+int64_t query_cap(int64_t max_query_len) {
+  return std::clamp<int64_t>(max_query_len, 1, 48);
+}
+
+int64_t query_length(const SeqDraw& d, int64_t ctx, int64_t cap) {
+  const int64_t room = ctx == 0 ? cap : std::min(cap, ctx);
+  switch (d.query) {
+    case QueryKind::kOne:
+      return 1;
+    case QueryKind::kFew:
+      return room <= 1 ? 1 : 2 + d.query_pick % std::min<int64_t>(room - 1, 7);
+    case QueryKind::kMoreThanRest:  // q > ctx - q: from ctx / 2 + 1 up to the room
+      if (ctx == 0) return 1;
+      return std::min(room, ctx / 2 + 1 + d.query_pick % std::max<int64_t>(1, room - ctx / 2));
+    case QueryKind::kWhole:
+      return ctx == 0 ? 1 : room;
+    case QueryKind::kLongest:
+      return room;
+  }
+  return 1;
+}
+
+rc::Gen<SeqDraw> seq_draw(const SeqLimits& limits) {
+  return rc::gen::exec([limits] {
     const int size = current_size();
-    const bool ordinary = budget == ContextBudget::kOrdinary;
-    const bool tiny = budget == ContextBudget::kTiny;
+    const bool ordinary = limits.budget == ContextBudget::kOrdinary;
+    const bool tiny = limits.budget == ContextBudget::kTiny;
     const auto weight = [](bool on, std::size_t w) { return on ? w : std::size_t{0}; };
     SeqDraw d;
     d.kind = pick<ContextKind>({{4, ContextKind::kOne},
@@ -65,8 +92,17 @@ rc::Gen<SeqDraw> seq_draw(int64_t bs, ContextBudget budget) {
                                 {5, ContextKind::kRandom},
                                 {weight(!tiny, 2), ContextKind::kFullTable},
                                 {weight(!tiny, size >= 20 ? 3 : 1), ContextKind::kLong},
-                                {weight(ordinary && size >= 10, 2), ContextKind::kSplitEdge}});
-    d.context_len = draw_context(d.kind, bs, size, budget);
+                                {weight(ordinary && size >= 10, 2), ContextKind::kSplitEdge},
+                                {weight(limits.context0 && !tiny, 2), ContextKind::kZero}});
+    d.context_len = draw_context(d.kind, limits, size);
+    if (limits.max_query_len > 1 && !tiny) {
+      d.query = pick<QueryKind>({{3, QueryKind::kOne},
+                                 {3, QueryKind::kFew},
+                                 {2, QueryKind::kMoreThanRest},
+                                 {1, QueryKind::kWhole},
+                                 {1, QueryKind::kLongest}});
+      if (d.query != QueryKind::kOne) d.query_pick = draw_between(0, 999);
+    }
     d.share = pick<bool>({{3, false}, {1, true}});
     if (d.share) {
       d.parent_pick = draw_between(0, 1 << 20);

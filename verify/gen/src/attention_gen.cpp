@@ -4,19 +4,44 @@
 #include <stdexcept>
 
 #include "attention_draws.h"
+#include "cache_draw.h"
+#include "feature_draws.h"
+#include "fp8_scales.h"
 #include "gen_util.h"
 #include "pagecheck/verify/gen/generators.h"
 
 namespace pagecheck::verify::gen {
 namespace detail {
 
+std::vector<DType> kv_options(const VariantCaps& caps, DType dtype) {
+  std::vector<DType> out;
+  for (DType kv : caps.kv_dtypes_for(dtype)) {
+    const bool converts = kv != dtype;
+    if (converts && caps.family == PC_FAMILY_GATHER_CACHED_KV && !caps.has(PC_CAP_DEQUANTIZE)) {
+      continue;  // a gather without dequantization copies codes: tokens of the cache dtype
+    }
+    out.push_back(kv);
+  }
+  return out;
+}
+
 std::vector<DType> dtypes_for(const VariantCaps& caps, bool large) {
-  if (!large) return caps.dtypes;
-  std::vector<DType> narrow;
+  std::vector<DType> usable;
   for (DType d : caps.dtypes) {
+    const bool token = caps.family != PC_FAMILY_PAGED_ATTENTION || dtype_info(d).query_dtype;
+    if (token && !kv_options(caps, d).empty()) usable.push_back(d);
+  }
+  if (usable.empty()) {
+    throw std::invalid_argument("variant '" + caps.name +
+                                "' declares no token dtype the generators can pair with a cache "
+                                "dtype");
+  }
+  if (!large) return usable;
+  std::vector<DType> narrow;
+  for (DType d : usable) {
     if (d != DType::kFloat32) narrow.push_back(d);
   }
-  return narrow.empty() ? caps.dtypes : narrow;
+  return narrow.empty() ? usable : narrow;
 }
 
 int64_t large_pool_blocks(int64_t stride_block, int64_t referenced) {
@@ -58,13 +83,13 @@ std::vector<int64_t> place_blocks(int64_t unique, int64_t pool, bool permute, bo
   return ids;
 }
 
-/// The dtype a wide case uses: float32 half the time (when declared; its 4-element vectors
-/// double the 16-byte vectors per token), else any declared one.
-DType wide_dtype(const VariantCaps& caps) {
-  const bool f32 =
-      std::find(caps.dtypes.begin(), caps.dtypes.end(), DType::kFloat32) != caps.dtypes.end();
-  if (f32 && detail::pick<bool>({{1, false}, {1, true}})) return DType::kFloat32;
-  return detail::pick_of(caps.dtypes);
+/// The dtype a wide case uses: float32 half the time (when usable; its 4-element vectors
+/// double the 16-byte vectors per token), else any usable one.
+DType wide_dtype(const std::vector<DType>& usable) {
+  if (detail::contains(usable, DType::kFloat32) && detail::pick<bool>({{1, false}, {1, true}})) {
+    return DType::kFloat32;
+  }
+  return detail::pick_of(usable);
 }
 
 /// The host-side bound: exact, the next power of two, or a few blocks more (engines bucket
@@ -81,25 +106,44 @@ int64_t draw_bound_pad(const AttentionSpec& s) {
   return std::min(bound, s.max_blocks_per_seq * s.block_size) - largest;
 }
 
+/// The attention features the variant declares, each in about a quarter of the cases.
+void draw_features(const VariantCaps& caps, AttentionSpec& s) {
+  const auto sometimes = [] { return detail::pick<bool>({{3, false}, {1, true}}); };
+  const bool multi =
+      std::any_of(s.query_lens.begin(), s.query_lens.end(), [](int32_t n) { return n > 1; });
+  if (caps.has(PC_CAP_NON_CAUSAL) && multi) {
+    s.causal = detail::pick<bool>({{2, true}, {1, false}});
+  }
+  if (caps.has(PC_CAP_SINKS) && sometimes()) s.sinks = detail::draw_sinks(s.num_heads, s.regime);
+  if (caps.has(PC_CAP_WINDOW) && sometimes()) s.window = detail::draw_window(s);
+  if (caps.has(PC_CAP_SOFT_CAP) && sometimes()) s.soft_cap = detail::draw_soft_cap(s.regime);
+}
+
 AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options) {
   AttentionSpec s;
   const int size = detail::current_size();
   const bool large = options.large == LargeCache::kAlways && caps.has(PC_CAP_LARGE_CACHE);
   // A wide case: the head counts of served models, few tokens (the CPU reference stays fast).
   const bool wide = !large && detail::pick<bool>({{4, false}, {1, true}});
-  s.dtype = wide ? wide_dtype(caps) : detail::pick_of(detail::dtypes_for(caps, large));
+  const std::vector<DType> dtypes = detail::dtypes_for(caps, large);
+  s.dtype = wide ? wide_dtype(dtypes) : detail::pick_of(dtypes);
   s.head_size = wide && detail::pick<bool>({{1, false}, {1, true}})
                     ? *std::max_element(caps.head_sizes.begin(), caps.head_sizes.end())
                     : detail::pick_of(caps.head_sizes);
   s.block_size = detail::pick_of(caps.block_sizes);
   const int64_t bs = s.block_size;
-  const ContextBudget budget = large  ? ContextBudget::kLarge
-                               : wide ? ContextBudget::kTiny
-                                      : ContextBudget::kOrdinary;
+  detail::SeqLimits limits;
+  limits.block_size = bs;
+  limits.budget = large  ? ContextBudget::kLarge
+                  : wide ? ContextBudget::kTiny
+                         : ContextBudget::kOrdinary;
+  limits.partitions = caps.edge_partitions();
+  limits.max_query_len = large ? 1 : caps.max_query_len;
+  limits.context0 = !large && caps.context0 != PC_CONTEXT0_UNSUPPORTED;
 
   // Sequences: one container, so a shrink removes any of them and shrinks each on its own.
   const std::vector<SeqDraw> seqs =
-      *detail::non_empty_vector(detail::seq_count(budget), detail::seq_draw(bs, budget));
+      *detail::non_empty_vector(detail::seq_count(limits.budget), detail::seq_draw(limits));
   s.num_seqs = static_cast<int64_t>(seqs.size());
 
   const detail::HeadDraw heads =
@@ -107,7 +151,7 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
   s.num_heads = heads.num_heads;
   s.num_kv_heads = heads.num_kv_heads;
 
-  // Context lengths.
+  // Context lengths, then query lengths (the query's tokens are the context's last ones).
   s.context_lens.assign(s.num_seqs, 1);
   for (int64_t q = 0; q < s.num_seqs; ++q) {
     s.context_lens[q] = static_cast<int32_t>(seqs[q].context_len);
@@ -119,6 +163,16 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
   for (int64_t q = 0; q < s.num_seqs; ++q) {
     if (seqs[q].kind == ContextKind::kFullTable) {
       s.context_lens[q] = static_cast<int32_t>(s.max_blocks_per_seq * bs);
+    }
+  }
+  if (limits.max_query_len > 1) {
+    const int64_t cap = detail::query_cap(limits.max_query_len);
+    s.query_lens.resize(s.num_seqs);
+    for (int64_t q = 0; q < s.num_seqs; ++q) {
+      s.query_lens[q] = static_cast<int32_t>(detail::query_length(seqs[q], s.context_lens[q], cap));
+    }
+    if (std::all_of(s.query_lens.begin(), s.query_lens.end(), [](int32_t n) { return n == 1; })) {
+      s.query_lens.clear();  // plain decode
     }
   }
   // Padded table rows (a row stride above the width) and a host bound above the largest
@@ -134,9 +188,8 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
   for (int64_t q = 1; q < s.num_seqs; ++q) {
     if (!seqs[q].share) continue;
     const int64_t parent = seqs[q].parent_pick % q;
-    const int64_t full_q = (s.context_lens[q] - 1) / bs;
-    const int64_t full_p = (s.context_lens[parent] - 1) / bs;
-    const int64_t most = std::min(full_q, full_p);
+    const int64_t most =
+        std::min<int64_t>((s.context_lens[q] - 1) / bs, (s.context_lens[parent] - 1) / bs);
     if (most <= 0) continue;
     share_parent[q] = parent;
     share_count[q] = 1 + seqs[q].share_pick * most / 1000;
@@ -154,41 +207,38 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
     }
   }
   const int64_t unused =
-      std::max<int64_t>(s.table_pad > 0 ? 1 : 0,
+      std::max<int64_t>(s.table_pad > 0 || unique == 0 ? 1 : 0,
                         detail::draw_weighted({2, 3}) == 0 ? 0 : draw_between(1, 3 + size / 10));
   const bool permute = detail::pick<bool>({{1, false}, {3, true}});
   const uint64_t table_seed = detail::draw_seed();
 
-  // Strides (only where the variant declares it accepts them).
-  const int64_t x = dtype_x(s.dtype);
-  if (caps.has(PC_CAP_STRIDED_TOKENS) && !large) {
-    const std::size_t query_kind = detail::draw_weighted({3, 2, 1});
-    if (query_kind == 1) s.query_pad.token = 2 * s.num_kv_heads * s.head_size;  // fused QKV
-    if (query_kind == 2) s.query_pad = {x * draw_between(1, 4), x * draw_between(1, 2)};
-    if (detail::pick<bool>({{4, false}, {1, true}})) {
-      s.out_pad = {x * draw_between(1, 8), x * draw_between(0, 2)};
-    }
-  }
-  if (caps.has(PC_CAP_PADDED_CACHE) && !large && detail::pick<bool>({{3, false}, {1, true}})) {
-    s.cache_pad = {x * draw_between(0, 4), x * draw_between(0, 2), x * draw_between(0, 4),
-                   x * draw_between(0, 2)};
-    if (!s.cache_pad.any()) s.cache_pad.key_block = x;
-  }
+  // Cache and strides (only what the variant declares it accepts).
+  detail::CacheDraw cache =
+      detail::draw_cache(caps, s.dtype, detail::kv_options(caps, s.dtype), s.num_kv_heads, large);
+  s.cache = cache.cache;
+  if (!large) detail::draw_token_strides(caps, s);
 
   const int64_t pool =
-      large ? detail::large_pool_blocks(cache_layout(s).key_stride_block, unique) : unique + unused;
+      large ? detail::large_pool_blocks(cache_layout(s).key.block, unique) : unique + unused;
   s.num_blocks = pool;
   const std::vector<int64_t> ids = place_blocks(unique, pool, permute, large, table_seed);
   for (std::size_t i = 0; i < logical.size(); ++i) {
     if (logical[i] >= 0) s.block_table[i] = static_cast<int32_t>(ids[logical[i]]);
   }
 
-  // Scale, ALiBi, contents.
+  // Scale, ALiBi, contents, features.
   const double inv_sqrt = 1.0 / std::sqrt(static_cast<double>(s.head_size));
   s.scale = static_cast<float>(inv_sqrt * detail::pick<double>({{5, 1.0}, {1, 0.6}}));
   s.alibi = caps.has(PC_CAP_ALIBI) && detail::pick<bool>({{5, false}, {1, true}});
   s.regime = detail::pick<Regime>(
       {{2, Regime::kFlat}, {3, Regime::kPeaked}, {2, Regime::kMixed}, {1, Regime::kExtreme}});
+  if (s.regime == Regime::kExtreme) s.extreme_partition = detail::pick_of(limits.partitions);
+  if (!large) draw_features(caps, s);
+  detail::finish_scales(
+      cache, detail::nominal_scale(detail::attention_magnitude(s, true), s.cache.kv_dtype),
+      detail::nominal_scale(detail::attention_magnitude(s, false), s.cache.kv_dtype));
+  s.cache.k_scale = cache.cache.k_scale;
+  s.cache.v_scale = cache.cache.v_scale;
   s.content_seed = detail::draw_seed();
   return s;
 }
@@ -201,6 +251,7 @@ rc::Gen<AttentionSpec> attention_spec(const VariantCaps& caps, const GenOptions&
     throw std::invalid_argument("attention_spec: variant '" + caps.name +
                                 "' is not a paged_attention variant");
   }
+  detail::dtypes_for(caps, false);  // throws now, not inside the generator
   return rc::gen::exec([caps, options] { return draw_attention(caps, options); });
 }
 

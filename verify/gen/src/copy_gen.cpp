@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cache_draw.h"
+#include "fp8_scales.h"
 #include "gen_util.h"
 #include "pagecheck/verify/gen/generators.h"
 
@@ -27,11 +29,11 @@ CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
   const bool large = options.large == LargeCache::kAlways && caps.has(PC_CAP_LARGE_CACHE);
   // A wide case: 16-64 kv heads (one token's keys over up to 2048 16-byte vectors), few tokens.
   const bool wide = !large && detail::pick<bool>({{5, false}, {1, true}});
-  const bool f32 =
-      std::find(caps.dtypes.begin(), caps.dtypes.end(), DType::kFloat32) != caps.dtypes.end();
-  s.dtype = wide && f32 && detail::pick<bool>({{1, false}, {1, true}})
+  const std::vector<DType> dtypes = detail::dtypes_for(caps, large);
+  s.dtype = wide && detail::contains(dtypes, DType::kFloat32) &&
+                    detail::pick<bool>({{1, false}, {1, true}})
                 ? DType::kFloat32
-                : detail::pick_of(detail::dtypes_for(caps, large));
+                : detail::pick_of(dtypes);
   s.head_size = wide && detail::pick<bool>({{1, false}, {1, true}})
                     ? *std::max_element(caps.head_sizes.begin(), caps.head_sizes.end())
                     : detail::pick_of(caps.head_sizes);
@@ -89,25 +91,29 @@ CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
   const int64_t unused = detail::draw_weighted({2, 3}) == 0 ? 0 : draw_between(1, 3 + size / 10);
   const uint64_t order_seed = detail::draw_seed();
 
-  // Strides.
+  // Cache and strides (only what the variant declares it accepts): a gather writes the
+  // contiguous tensors (strided outputs), reshape_and_cache reads them (token / head strides).
+  detail::CacheDraw cache =
+      detail::draw_cache(caps, s.dtype, detail::kv_options(caps, s.dtype), s.num_kv_heads, large);
+  s.cache = cache.cache;
+  s.dequantize = s.family == PC_FAMILY_GATHER_CACHED_KV && s.cache.kv_dtype != s.dtype;
   const int64_t x = dtype_x(s.dtype);
-  if (caps.has(PC_CAP_STRIDED_TOKENS) && !large) {
-    if (detail::pick<bool>({{3, false}, {2, true}})) {
-      s.key_pad = {x * draw_between(0, 8), x * draw_between(0, 2)};
-      s.value_pad = {x * draw_between(0, 8), x * draw_between(0, 2)};
-    }
-  }
-  if (caps.has(PC_CAP_PADDED_CACHE) && !large && detail::pick<bool>({{3, false}, {1, true}})) {
-    s.cache_pad = {x * draw_between(0, 4), x * draw_between(0, 2), x * draw_between(0, 4),
-                   x * draw_between(0, 2)};
-    if (!s.cache_pad.any()) s.cache_pad.key_block = x;
+  const bool gather = s.family == PC_FAMILY_GATHER_CACHED_KV;
+  const bool token = gather ? caps.has(PC_CAP_STRIDED_OUTPUT) : caps.has(PC_CAP_TOKEN_STRIDE);
+  const bool head = gather ? caps.has(PC_CAP_STRIDED_OUTPUT) : caps.has(PC_CAP_HEAD_STRIDE);
+  if ((token || head) && !large && detail::pick<bool>({{3, false}, {2, true}})) {
+    const auto pad = [&] {
+      return TokenPadding{token ? x * draw_between(0, 8) : 0, head ? x * draw_between(0, 2) : 0};
+    };
+    s.key_pad = pad();
+    s.value_pad = pad();
   }
 
   // Pool; a large pool keeps the written blocks beyond 2^31 elements (and block 0).
   s.num_blocks = blocks_needed + unused;
   int64_t base_block = 0;
   if (large) {
-    s.num_blocks = detail::large_pool_blocks(cache_layout(s).key_stride_block, blocks_needed);
+    s.num_blocks = detail::large_pool_blocks(cache_layout(s).key.block, blocks_needed);
     base_block = s.num_blocks - blocks_needed;
   }
   std::vector<int64_t> slots(live);
@@ -131,6 +137,10 @@ CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
   }
 
   s.regime = detail::pick<Regime>({{3, Regime::kMixed}, {2, Regime::kBits}});
+  const double nominal = detail::nominal_scale(detail::copy_magnitude(s), s.cache.kv_dtype);
+  detail::finish_scales(cache, nominal, nominal);
+  s.cache.k_scale = cache.cache.k_scale;
+  s.cache.v_scale = cache.cache.v_scale;
   s.content_seed = detail::draw_seed();
   return s;
 }
@@ -142,6 +152,7 @@ rc::Gen<CopySpec> copy_spec(const VariantCaps& caps, const GenOptions& options) 
   if (caps.family != PC_FAMILY_GATHER_CACHED_KV && caps.family != PC_FAMILY_RESHAPE_AND_CACHE) {
     throw std::invalid_argument("copy_spec: variant '" + caps.name + "' is not a copy variant");
   }
+  detail::dtypes_for(caps, false);  // throws now, not inside the generator
   return rc::gen::exec([caps, options] { return draw_copy(caps, options); });
 }
 

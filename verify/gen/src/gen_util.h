@@ -30,7 +30,9 @@ inline int64_t draw_between(int64_t lo, int64_t hi) {
 
 /// Index i drawn with probability weights[i] / sum(weights), shrinking toward 0 (RapidCheck's
 /// own weightedElement / elementOf do not shrink in this version, so choices are drawn here).
+/// A single choice draws nothing.
 inline std::size_t draw_weighted(const std::vector<std::size_t>& weights) {
+  if (weights.size() == 1) return 0;
   std::size_t total = 0;
   for (std::size_t w : weights) total += w;
   const auto uniform =
@@ -116,9 +118,18 @@ inline std::vector<int64_t> permutation(int64_t n, uint64_t seed) {
   return p;
 }
 
-/// The dtypes a case may use: all declared ones, or only the 16-bit ones (when any) for large
-/// caches, which halves their memory.
+/// The token dtypes a case may use: the declared ones that have a cache dtype, or only the
+/// 16-bit ones among them (when any) for large caches, which halves their memory.
 std::vector<DType> dtypes_for(const VariantCaps& caps, bool large);
+/// The cache dtypes a case of caps.family with tokens of `dtype` may use (a gather converts
+/// only with PC_CAP_DEQUANTIZE).
+std::vector<DType> kv_options(const VariantCaps& caps, DType dtype);
+
+/// True when `values` holds `v`.
+template <typename T>
+bool contains(const std::vector<T>& values, const T& v) {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
 
 /// Smallest block count whose cache (stride_block elements per block) spans more than 2^31
 /// elements, plus `referenced` blocks above that offset.

@@ -4,31 +4,12 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "buffers.h"
 #include "contents.h"
+#include "fp8_scales.h"
 #include "pagecheck/verify/gen/materialize.h"
 
 namespace pagecheck::verify::gen {
-namespace detail {
-
-/// Fills a whole raw buffer with the dtype's pattern `bits`.
-void fill_bits(DType dtype, std::vector<std::byte>& buffer, uint32_t bits) {
-  if (dtype == DType::kFloat32) {
-    fill_pattern(buffer.data(), buffer.size(), &bits, 4);
-  } else {
-    const uint16_t half = static_cast<uint16_t>(bits);
-    fill_pattern(buffer.data(), buffer.size(), &half, 2);
-  }
-}
-
-/// Allocates `elements` elements of `dtype` filled with `bits`.
-std::vector<std::byte> poisoned_buffer(DType dtype, int64_t elements, uint32_t bits) {
-  std::vector<std::byte> buffer(static_cast<std::size_t>(elements) * dtype_size(dtype));
-  fill_bits(dtype, buffer, bits);
-  return buffer;
-}
-
-}  // namespace detail
-
 namespace {
 
 using detail::hash;
@@ -56,6 +37,7 @@ PeakPlan make_plan(const AttentionSpec& s, int64_t seq, int64_t kv_head) {
   norm = std::sqrt(std::max(norm, 1e-30));
   for (double& v : plan.direction) v /= norm;
   const int64_t ctx = s.context_lens[seq];
+  if (ctx == 0) return plan;
   const uint64_t h = hash(seed, detail::kTagDominant, seq, kv_head);
   const int64_t count = 1 + static_cast<int64_t>(h % 3);
   for (int64_t i = 0; i < count; ++i) {
@@ -79,6 +61,8 @@ constexpr double kExtremeGap = 1.0e4;   ///< distance of the low tokens below th
 /// Amplitude of the odd dimensions: a logit spread of about 4 units within a level, so few
 /// tokens dominate and the bound (whose L term grows with |logit|) stays tight.
 constexpr double kExtremeOrdinary = 4.0;
+/// Largest |level| extreme_level returns.
+constexpr double kExtremeLevel = 10010.0;
 
 /// Sign of dimension d of a (sequence, kv head) group's large component.
 double extreme_sign(const AttentionSpec& s, int64_t seq, int64_t kv_head, int64_t d) {
@@ -86,15 +70,16 @@ double extreme_sign(const AttentionSpec& s, int64_t seq, int64_t kv_head, int64_
 }
 
 /// Target logit level of token t of a (sequence, kv head) group. Modes (from the seed): whole
-/// blocks 1e4 below the high ones; whole 256- or 512-token partitions 1e4 below; every token
-/// near +9990 (no max subtraction overflows); every token near -10010 (below a -1e4 sentinel).
+/// blocks 1e4 below the high ones; whole split-K partitions (spec.extreme_partition tokens)
+/// 1e4 below; every token near +9990 (no max subtraction overflows); every token near -10010
+/// (below a -1e4 sentinel).
 double extreme_level(const AttentionSpec& s, int64_t seq, int64_t kv_head, int64_t t) {
   const uint64_t h = hash(s.content_seed, detail::kTagLevel, seq, kv_head);
   const int64_t mode = static_cast<int64_t>(h % 4);
   if (mode == 2) return 9990.0;
-  if (mode == 3) return -10010.0;
+  if (mode == 3) return -kExtremeLevel;
   const double high = (h & 16) ? 5000.0 : 0.0;
-  const int64_t unit = mode == 0 ? s.block_size : ((h & 32) ? 512 : 256);
+  const int64_t unit = mode == 0 || s.extreme_partition <= 0 ? s.block_size : s.extreme_partition;
   const int64_t units = (s.context_lens[seq] + unit - 1) / unit;
   const int64_t forced_high = static_cast<int64_t>((h >> 8) % static_cast<uint64_t>(units));
   const int64_t u = t / unit;
@@ -103,9 +88,11 @@ double extreme_level(const AttentionSpec& s, int64_t seq, int64_t kv_head, int64
   return low ? high - kExtremeGap : high;
 }
 
-double query_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, int64_t head,
-                   int64_t d) {
-  const uint64_t h = hash(s.content_seed, detail::kTagQuery, seq, head, d);
+/// Query row `row` of sequence `seq` (row 0 is the decode query: its contents do not depend on
+/// whether more rows follow).
+double query_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, int64_t row,
+                   int64_t head, int64_t d) {
+  const uint64_t h = hash(s.content_seed, detail::kTagQuery, seq, head, d, row);
   if (s.regime == Regime::kExtreme) {
     const int64_t kv_head = head / (s.num_heads / s.num_kv_heads);
     return d % 2 == 0 ? kExtremeQuery * extreme_sign(s, seq, kv_head, d)
@@ -165,7 +152,88 @@ int32_t unread_block(const AttentionSpec& s) {
   return kUnusedTableEntry;
 }
 
+/// Per KV head of one cache tensor: the multiplier M of the regime's values and the factor
+/// M / scale that turns them into what the cache stores (fp8_scales.h; 1 and 1 otherwise).
+struct HeadScaling {
+  std::vector<double> multiplier;
+  std::vector<double> stored;
+};
+
+HeadScaling head_scaling(const AttentionSpec& s, bool key) {
+  HeadScaling out;
+  const bool fp8 = dtype_info(s.cache.kv_dtype).fp8;
+  const std::vector<float>& scales = key ? s.cache.k_scale : s.cache.v_scale;
+  const double nominal =
+      detail::nominal_scale(detail::attention_magnitude(s, key), s.cache.kv_dtype);
+  for (int64_t h = 0; h < s.num_kv_heads; ++h) {
+    const double scale = detail::scale_at(scales, h);
+    const double m = fp8 ? detail::content_multiplier(static_cast<float>(scale), nominal) : 1.0;
+    out.multiplier.push_back(m);
+    out.stored.push_back(fp8 ? m / scale : 1.0);
+  }
+  return out;
+}
+
+ref::RaggedBatch batch_of(const AttentionSpec& s) {
+  ref::RaggedBatch b;
+  b.num_seqs = s.num_seqs;
+  if (!s.query_lens.empty()) {
+    b.query_start.assign(1, 0);
+    for (int32_t n : s.query_lens) b.query_start.push_back(b.query_start.back() + n);
+  }
+  b.context_lens = s.context_lens;
+  b.max_blocks_per_seq = s.max_blocks_per_seq;
+  b.block_table = s.block_table;
+  for (int32_t& e : b.block_table) {
+    if (e < 0) e = kUnusedTableEntry;
+  }
+  // Padded table rows point at a block no sequence reads (all poison), so a kernel that takes
+  // the table width as its row stride reads NaN; without such a block, outside the pool.
+  // (0 = the plain stride / the exact bound, as before either existed.)
+  b.block_table_stride = s.table_pad > 0 ? table_stride(s) : 0;
+  b.block_table_padding = unread_block(s);
+  b.context_len_bound = s.bound_pad > 0 ? context_bound(s) : 0;
+  return b;
+}
+
+ref::AttentionFeatures features_of(const AttentionSpec& s) {
+  ref::AttentionFeatures f;
+  if (s.alibi) {
+    f.alibi_slopes.resize(s.num_heads);
+    for (int64_t h = 0; h < s.num_heads; ++h) {
+      f.alibi_slopes[h] = static_cast<float>(
+          std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.num_heads)));
+    }
+  }
+  f.sinks = s.sinks;
+  f.window = s.window;
+  f.soft_cap = s.soft_cap;
+  f.causal = s.causal;
+  return f;
+}
+
 }  // namespace
+
+namespace detail {
+
+double attention_magnitude(const AttentionSpec& s, bool key) {
+  switch (s.regime) {
+    case Regime::kPeaked:
+      return key ? 9.2 : 1.0;  // beta < 9 along a unit direction, plus 0.2 noise
+    case Regime::kMixed:
+      return key ? std::pow(10.0, 0.5) : std::pow(10.0, 1.2);
+    case Regime::kExtreme: {
+      if (!key) return 1.0;
+      const double big_dims = static_cast<double>((s.head_size + 1) / 2);
+      return std::max(kExtremeOrdinary,
+                      kExtremeLevel / (static_cast<double>(s.scale) * kExtremeQuery * big_dims));
+    }
+    default:
+      return 1.0;
+  }
+}
+
+}  // namespace detail
 
 std::vector<bool> readable_slots(const AttentionSpec& s) {
   std::vector<bool> readable(static_cast<std::size_t>(s.num_blocks * s.block_size), false);
@@ -182,34 +250,21 @@ ref::PagedAttentionProblem materialize(const AttentionSpec& s) {
   validate(s);
   ref::PagedAttentionProblem p;
   p.dtype = s.dtype;
-  p.num_seqs = s.num_seqs;
   p.num_heads = s.num_heads;
-  p.max_blocks_per_seq = s.max_blocks_per_seq;
   p.scale = s.scale;
   p.query_layout = query_layout(s);
   p.cache = cache_layout(s);
-  const uint32_t poison = poison_bits(s.dtype);
-  p.query = detail::poisoned_buffer(s.dtype, p.query_layout.span(), poison);
-  p.key_cache = detail::poisoned_buffer(s.dtype, p.cache.key_span(), poison);
-  p.value_cache = detail::poisoned_buffer(s.dtype, p.cache.value_span(), poison);
-  p.context_lens = s.context_lens;
-  p.block_table = s.block_table;
-  for (int32_t& e : p.block_table) {
-    if (e < 0) e = kUnusedTableEntry;
-  }
-  // Padded table rows point at a block no sequence reads (all poison), so a kernel that takes
-  // the table width as its row stride reads NaN; without such a block, outside the pool.
-  // (0 = the plain stride / the exact bound, as before either existed.)
-  p.block_table_stride = s.table_pad > 0 ? table_stride(s) : 0;
-  p.block_table_padding = unread_block(s);
-  p.context_len_bound = s.bound_pad > 0 ? context_bound(s) : 0;
-  if (s.alibi) {
-    p.alibi_slopes.resize(s.num_heads);
-    for (int64_t h = 0; h < s.num_heads; ++h) {
-      p.alibi_slopes[h] = static_cast<float>(
-          std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.num_heads)));
-    }
-  }
+  p.batch = batch_of(s);
+  p.features = features_of(s);
+  p.k_scale = s.cache.k_scale;
+  p.v_scale = s.cache.v_scale;
+  const DType kv = s.cache.kv_dtype;
+  p.query =
+      detail::poisoned_buffer(s.dtype, p.query_layout.span(), dtype_info(s.dtype).poison_bits);
+  p.key_cache = detail::poisoned_buffer(kv, p.cache.key_span(), dtype_info(kv).poison_bits);
+  p.value_cache = detail::poisoned_buffer(kv, p.cache.value_span(), dtype_info(kv).poison_bits);
+  std::vector<std::byte>& value_buffer = p.cache.combined ? p.key_cache : p.value_cache;
+  const HeadScaling k_scaling = head_scaling(s, true), v_scaling = head_scaling(s, false);
 
   // Each readable cache slot is written once, by the first sequence that reads it, so shared
   // blocks hold one consistent token; every other element keeps its poison.
@@ -218,11 +273,17 @@ ref::PagedAttentionProblem materialize(const AttentionSpec& s) {
   std::vector<bool> written(static_cast<std::size_t>(s.num_blocks * bs), false);
   for (int64_t q = 0; q < s.num_seqs; ++q) {
     std::vector<PeakPlan> plans;
-    for (int64_t kv = 0; kv < s.num_kv_heads; ++kv) plans.push_back(make_plan(s, q, kv));
-    for (int64_t head = 0; head < s.num_heads; ++head) {
-      for (int64_t d = 0; d < hs; ++d) {
-        store_element(s.dtype, p.query.data(), p.query_layout.offset(q, head, d),
-                      query_value(s, plans[head / group], q, head, d));
+    for (int64_t kv_head = 0; kv_head < s.num_kv_heads; ++kv_head) {
+      plans.push_back(make_plan(s, q, kv_head));
+    }
+    const int64_t first_row = p.batch.query_begin(q);
+    for (int64_t row = 0; row < query_len(s, q); ++row) {
+      for (int64_t head = 0; head < s.num_heads; ++head) {
+        const double divisor = k_scaling.multiplier[head / group];
+        for (int64_t d = 0; d < hs; ++d) {
+          store_element(s.dtype, p.query.data(), p.query_layout.offset(first_row + row, head, d),
+                        query_value(s, plans[head / group], q, row, head, d) / divisor);
+        }
       }
     }
     for (int64_t t = 0; t < s.context_lens[q]; ++t) {
@@ -230,12 +291,12 @@ ref::PagedAttentionProblem materialize(const AttentionSpec& s) {
       const int64_t slot = t % bs;
       if (written[block * bs + slot]) continue;
       written[block * bs + slot] = true;
-      for (int64_t kv = 0; kv < s.num_kv_heads; ++kv) {
+      for (int64_t kv_head = 0; kv_head < s.num_kv_heads; ++kv_head) {
         for (int64_t d = 0; d < hs; ++d) {
-          store_element(s.dtype, p.key_cache.data(), p.cache.key_offset(block, kv, d, slot),
-                        key_value(s, plans[kv], q, t, kv, d));
-          store_element(s.dtype, p.value_cache.data(), p.cache.value_offset(block, kv, d, slot),
-                        value_value(s, q, t, kv, d));
+          store_element(kv, p.key_cache.data(), p.cache.key_at(block, kv_head, slot, d),
+                        key_value(s, plans[kv_head], q, t, kv_head, d) * k_scaling.stored[kv_head]);
+          store_element(kv, value_buffer.data(), p.cache.value_at(block, kv_head, slot, d),
+                        value_value(s, q, t, kv_head, d) * v_scaling.stored[kv_head]);
         }
       }
     }

@@ -1,34 +1,12 @@
-/// Poison patterns and the fast pattern fill.
+/// Poison fills and the fast pattern fill. The poison patterns themselves are the dtype
+/// table's (DTypeInfo::poison_bits / output_poison_bits).
 #include <algorithm>
 #include <cstring>
 
+#include "buffers.h"
 #include "pagecheck/verify/gen/materialize.h"
 
 namespace pagecheck::verify::gen {
-
-uint32_t poison_bits(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return 0x7fc0dead;  // quiet NaN, payload 0xdead
-    case DType::kFloat16:
-      return 0x7e5a;  // quiet NaN, payload 0x5a
-    case DType::kBFloat16:
-      return 0x7fda;  // quiet NaN, payload 0x5a
-  }
-  return 0;
-}
-
-uint32_t output_poison_bits(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return 0xffc0beef;  // negative quiet NaN, payload 0xbeef
-    case DType::kFloat16:
-      return 0xfe33;
-    case DType::kBFloat16:
-      return 0xffb3;
-  }
-  return 0;
-}
 
 void fill_pattern(std::byte* dst, std::size_t bytes, const void* pattern,
                   std::size_t pattern_bytes) {
@@ -43,4 +21,20 @@ void fill_pattern(std::byte* dst, std::size_t bytes, const void* pattern,
   }
 }
 
+namespace detail {
+
+void fill_bits(DType dtype, std::vector<std::byte>& buffer, uint32_t bits) {
+  // The element's bytes are the low bytes of `bits`, little-endian (as every target stores).
+  std::byte pattern[4];
+  for (std::size_t i = 0; i < 4; ++i) pattern[i] = static_cast<std::byte>((bits >> (8 * i)) & 0xff);
+  fill_pattern(buffer.data(), buffer.size(), pattern, dtype_size(dtype));
+}
+
+std::vector<std::byte> poisoned_buffer(DType dtype, int64_t elements, uint32_t bits) {
+  std::vector<std::byte> buffer(static_cast<std::size_t>(elements) * dtype_size(dtype));
+  fill_bits(dtype, buffer, bits);
+  return buffer;
+}
+
+}  // namespace detail
 }  // namespace pagecheck::verify::gen

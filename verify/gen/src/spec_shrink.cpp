@@ -10,6 +10,7 @@ namespace {
 
 AttentionSpec without_sequence(AttentionSpec s, int64_t q) {
   s.context_lens.erase(s.context_lens.begin() + q);
+  if (!s.query_lens.empty()) s.query_lens.erase(s.query_lens.begin() + q);
   const auto row = s.block_table.begin() + q * s.max_blocks_per_seq;
   s.block_table.erase(row, row + s.max_blocks_per_seq);
   --s.num_seqs;
@@ -46,8 +47,11 @@ bool compact_pool(AttentionSpec& s) {
   return !identity;
 }
 
+/// Sequence q's context shortened to `len` (its query to at most `len` tokens, its table row
+/// cut to match).
 AttentionSpec with_context(AttentionSpec s, int64_t q, int32_t len) {
   s.context_lens[q] = len;
+  if (!s.query_lens.empty()) s.query_lens[q] = std::min(s.query_lens[q], len);
   for (int64_t b = used_blocks(s, q); b < s.max_blocks_per_seq; ++b) {
     s.block_table[q * s.max_blocks_per_seq + b] = -1;
   }
@@ -69,9 +73,33 @@ std::vector<AttentionSpec> attention_shrinks(const AttentionSpec& s) {
     plain.bound_pad = 0;
     out.push_back(plain);
   }
+  // Features off: plain decode queries, no sinks, window or soft-cap, causal.
+  if (!s.query_lens.empty()) {
+    AttentionSpec decode = s;
+    decode.query_lens.clear();
+    out.push_back(decode);
+  }
+  const auto without = [&](auto edit) {
+    AttentionSpec plain = s;
+    edit(plain);
+    out.push_back(plain);
+  };
+  if (!s.sinks.empty()) without([](AttentionSpec& c) { c.sinks.clear(); });
+  if (s.window > 0) without([](AttentionSpec& c) { c.window = 0; });
+  if (s.soft_cap > 0) without([](AttentionSpec& c) { c.soft_cap = 0; });
+  if (!s.causal) without([](AttentionSpec& c) { c.causal = true; });
   for (int64_t q = 0; q < s.num_seqs; ++q) {
+    if (s.context_lens[q] == 0) continue;  // a padding row: removed, never lengthened
     rc::Seq<int32_t> shorter = rc::shrink::towards<int32_t>(s.context_lens[q], 1);
     while (const rc::Maybe<int32_t> len = shorter.next()) out.push_back(with_context(s, q, *len));
+  }
+  for (int64_t q = 0; q < static_cast<int64_t>(s.query_lens.size()); ++q) {
+    rc::Seq<int32_t> fewer = rc::shrink::towards<int32_t>(s.query_lens[q], 1);
+    while (const rc::Maybe<int32_t> n = fewer.next()) {
+      AttentionSpec c = s;
+      c.query_lens[q] = *n;
+      out.push_back(c);
+    }
   }
   return out;
 }

@@ -31,11 +31,42 @@ std::string pad_text(const TokenPadding& p) {
   return "token +" + std::to_string(p.token) + " head +" + std::to_string(p.head);
 }
 
-std::string pad_text(const CachePadding& p) {
-  if (!p.any()) return "packed";
-  return "key block +" + std::to_string(p.key_block) + " head +" + std::to_string(p.key_head) +
-         ", value block +" + std::to_string(p.value_block) + " head +" +
-         std::to_string(p.value_head);
+std::string pad_text(const ref::TensorPadding& p) {
+  return "block +" + std::to_string(p.block) + " head +" + std::to_string(p.head) + " slot +" +
+         std::to_string(p.slot);
+}
+
+/// "packed", "K/V block +16 head +0 slot +0" or "key ..., value ..." and ", combined K/V".
+std::string cache_pad_text(const CacheSpec& c) {
+  std::string text = !c.pad.any() ? "packed"
+                     : c.pad.shared()
+                         ? "K/V " + pad_text(c.pad.key)
+                         : "key " + pad_text(c.pad.key) + ", value " + pad_text(c.pad.value);
+  return text + (c.combined ? ", combined K/V" : "");
+}
+
+/// " nhd kv=fp8_e4m3 per_kv_head k_scale=[...] v_scale=[...]": what differs from the default
+/// cache (x-split, the token dtype, no scales); empty for the default.
+std::string cache_text(const CacheSpec& c, DType dtype) {
+  std::ostringstream os;
+  if (c.kind != ref::CacheKind::kXSplit) os << " " << ref::cache_kind_name(c.kind);
+  if (c.kv_dtype != dtype) os << " kv=" << dtype_name(c.kv_dtype);
+  if (c.scale_kind != ref::ScaleKind::kNone) {
+    os << " " << ref::scale_kind_name(c.scale_kind) << " k_scale=" << list_text(c.k_scale, 8)
+       << " v_scale=" << list_text(c.v_scale, 8);
+  }
+  return os.str();
+}
+
+/// "q_len=[...] non-causal sinks=[...] window=W soft_cap=C": the features a case uses.
+std::string feature_text(const AttentionSpec& s) {
+  std::ostringstream os;
+  if (!s.query_lens.empty()) os << " query_lens=" << list_text(s.query_lens);
+  if (!s.causal) os << " non-causal";
+  if (!s.sinks.empty()) os << " sinks=" << list_text(s.sinks, 8);
+  if (s.window > 0) os << " window=" << s.window;
+  if (s.soft_cap > 0) os << " soft_cap=" << s.soft_cap;
+  return os.str();
 }
 
 std::string hex(uint64_t v) {
@@ -53,7 +84,9 @@ std::string attention_text(const AttentionSpec& s) {
   os << "  num_seqs=" << s.num_seqs << " num_heads=" << s.num_heads
      << " num_kv_heads=" << s.num_kv_heads << " (" << kind << ")"
      << " alibi=" << (s.alibi ? "yes" : "no") << (is_large(s) ? " LARGE cache" : "") << "\n";
-  os << "  context_lens=" << list_text(s.context_lens) << "\n";
+  os << "  context_lens=" << list_text(s.context_lens) << feature_text(s) << "\n";
+  const std::string cache = cache_text(s.cache, s.dtype);
+  if (!cache.empty()) os << "  cache:" << cache << "\n";
   std::set<int64_t> used;
   for (int64_t q = 0; q < s.num_seqs && q < static_cast<int64_t>(s.context_lens.size()); ++q) {
     const int64_t n = used_blocks(s, q);
@@ -78,7 +111,7 @@ std::string attention_text(const AttentionSpec& s) {
   }
   if (rows_shown < s.num_seqs) os << "    ... " << s.num_seqs - rows_shown << " more rows\n";
   os << "  strides: query " << pad_text(s.query_pad) << "; out " << pad_text(s.out_pad)
-     << "; cache " << pad_text(s.cache_pad) << "\n";
+     << "; cache " << cache_pad_text(s.cache) << "\n";
   return os.str();
 }
 
@@ -87,11 +120,14 @@ std::string copy_text(const CopySpec& s) {
   os << family_name(s.family) << " " << dtype_name(s.dtype) << " head_size=" << s.head_size
      << " block_size=" << s.block_size << " num_kv_heads=" << s.num_kv_heads
      << " num_blocks=" << s.num_blocks << " regime=" << regime_name(s.regime)
-     << " content_seed=" << hex(s.content_seed) << (is_large(s) ? " LARGE cache" : "") << "\n";
+     << " content_seed=" << hex(s.content_seed) << (is_large(s) ? " LARGE cache" : "")
+     << (s.dequantize ? " dequantize" : "") << "\n";
+  const std::string cache = cache_text(s.cache, s.dtype);
+  if (!cache.empty()) os << "  cache:" << cache << "\n";
   os << "  num_tokens=" << s.slot_mapping.size()
      << " slot_mapping=" << list_text(s.slot_mapping, 24) << "\n";
   os << "  strides: key " << pad_text(s.key_pad) << "; value " << pad_text(s.value_pad)
-     << "; cache " << pad_text(s.cache_pad) << "\n";
+     << "; cache " << cache_pad_text(s.cache) << "\n";
   return os.str();
 }
 
@@ -111,12 +147,15 @@ std::string summary(const CaseSpec& spec) {
        << regime_name(a->regime) << (a->alibi ? " alibi" : "") << (is_large(*a) ? " large" : "");
     if (a->table_pad > 0) os << " table_stride+" << a->table_pad;
     if (a->bound_pad > 0) os << " max_context_len+" << a->bound_pad;
+    os << cache_text(a->cache, a->dtype) << (a->cache.combined ? " combined" : "")
+       << feature_text(*a);
   } else {
     const auto& c = std::get<CopySpec>(spec);
     os << family_name(c.family) << " " << dtype_name(c.dtype) << " h" << c.head_size << " b"
        << c.block_size << " kv " << c.num_kv_heads << " tokens " << c.slot_mapping.size()
        << " blocks " << c.num_blocks << " " << regime_name(c.regime)
-       << (is_large(c) ? " large" : "");
+       << (is_large(c) ? " large" : "") << cache_text(c.cache, c.dtype)
+       << (c.cache.combined ? " combined" : "") << (c.dequantize ? " dequantize" : "");
   }
   return os.str();
 }

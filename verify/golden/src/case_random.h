@@ -1,13 +1,13 @@
 #pragma once
-/// Portable random draws for golden inputs. std::mt19937_64's output sequence is fixed by the
-/// C++ standard; the standard distributions are not, so the mappings below are our own.
+/// Portable random draws of the hand-written cases' tables (spec_tables.cpp). std::mt19937_64's
+/// output sequence is fixed by the C++ standard; the standard distributions are not, so the
+/// mappings below are our own.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
-
-#include "pagecheck/reference/dtype.h"
 
 namespace pagecheck::verify::golden {
 
@@ -25,15 +25,6 @@ class CaseRng {
     return static_cast<int64_t>(r % range);
   }
 
-  /// Mixed-sign value with magnitude uniform in [1/16, 1] (never zero, also after rounding to
-  /// bfloat16): bit 0 of one draw is the sign, its top 53 bits the magnitude.
-  double mixed() {
-    const uint64_t r = engine_();
-    const double unit = static_cast<double>(r >> 11) * 0x1.0p-53;  // [0, 1)
-    const double magnitude = 0.0625 + 0.9375 * unit;
-    return (r & 1u) ? -magnitude : magnitude;
-  }
-
   /// The first `count` entries of a random permutation of [0, n) (partial Fisher-Yates).
   std::vector<int64_t> sample(int64_t n, int64_t count) {
     std::vector<int64_t> items(static_cast<std::size_t>(n));
@@ -49,9 +40,5 @@ class CaseRng {
  private:
   std::mt19937_64 engine_;
 };
-
-/// A buffer of `elements` elements of `dtype`, every one a quiet NaN (float16 0x7E00, bfloat16
-/// 0x7FC0, float32 0x7FC00000).
-std::vector<std::byte> nan_buffer(DType dtype, int64_t elements);
 
 }  // namespace pagecheck::verify::golden

@@ -2,13 +2,13 @@
 /// loading, capability skips, comparison and the report. No CUDA here (device_verify.cpp binds
 /// the GPU runner), so the CPU tests drive all of it with fake runners.
 #include <algorithm>
-#include <cmath>
 #include <cstring>
+#include <deque>
 #include <exception>
-#include <optional>
 #include <ostream>
-#include <sstream>
+#include <utility>
 
+#include "golden_caps.h"
 #include "manifest.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/attention_comparison.h"
@@ -18,61 +18,48 @@
 namespace pagecheck::verify::golden {
 namespace {
 
-/// Why `variant` cannot run `g`, or "" when it declares everything the golden needs.
-std::string unsupported_reason(const VariantInfo& variant, const LoadedGolden& g) {
-  const bool attention = g.family == PC_FAMILY_PAGED_ATTENTION;
-  const ref::PagedCacheLayout& cache = attention ? g.attention.cache : g.copy.cache;
-  const auto dtype = static_cast<pc_dtype>(static_cast<int>(g.dtype));
-  if (!variant.supports(dtype, cache.head_size, cache.block_size)) {
-    return "dtype/head size/block size not declared";
-  }
-  const auto packed_cache = ref::PagedCacheLayout::packed(
-      g.dtype, cache.num_blocks, cache.num_kv_heads, cache.head_size, cache.block_size);
-  const bool padded_cache = cache.key_stride_slot != packed_cache.key_stride_slot ||
-                            cache.key_stride_group != packed_cache.key_stride_group ||
-                            cache.key_stride_head != packed_cache.key_stride_head ||
-                            cache.key_stride_block != packed_cache.key_stride_block ||
-                            cache.value_stride_dim != packed_cache.value_stride_dim ||
-                            cache.value_stride_head != packed_cache.value_stride_head ||
-                            cache.value_stride_block != packed_cache.value_stride_block;
-  const ref::TokenLayout& tokens = attention ? g.attention.query_layout : g.copy.key_layout;
-  const bool strided = tokens.stride_head != tokens.head_size ||
-                       tokens.stride_token != tokens.num_heads * tokens.head_size;
-  const uint32_t caps = variant.variant.caps;
-  if (padded_cache && !(caps & PC_CAP_PADDED_CACHE)) return "padded cache strides not declared";
-  if (strided && !(caps & PC_CAP_STRIDED_TOKENS)) return "strided tokens not declared";
-  if (attention && !g.attention.alibi_slopes.empty() && !(caps & PC_CAP_ALIBI)) {
-    return "ALiBi not declared";
-  }
-  return "";
-}
-
-/// A golden's float64 attention output as a reference result, with its per-element tolerance
-/// (verify/tolerance: attention_tolerance under the default precision model) computed once, on
-/// the first comparison: it depends on the golden only, not on the variant.
+/// A golden's float64 attention output as a reference result, with the per-element tolerance
+/// of each declared precision model (verify/tolerance: attention_tolerance, the one tolerance
+/// call) computed on the first comparison under that model: it depends on the golden and the
+/// declaration only, so variants declaring the same model share it.
 class AttentionExpectation {
  public:
   explicit AttentionExpectation(const LoadedGolden& g) : g_(g) {
+    const ref::PagedAttentionProblem& p = g.attention;
+    expected_.num_rows = p.batch.num_query_tokens();
+    expected_.num_heads = p.num_heads;
+    expected_.head_size = p.head_size();
     expected_.out = g.expected_out_f64;
+    expected_.lse = g.expected_lse;
   }
 
-  /// "" when every element of `out` is within the tolerance of the golden's output, otherwise
-  /// the comparison's description.
-  std::string compare(const std::vector<std::byte>& out) {
+  /// "" when every element of `out` is within the tolerance of the golden's output under the
+  /// precision `variant` declares, otherwise the comparison's description.
+  std::string compare(const VariantInfo& variant, const std::vector<std::byte>& out) {
     const std::size_t want_bytes = expected_.out.size() * dtype_size(g_.attention.dtype);
     if (out.size() != want_bytes) {
       return "output has " + std::to_string(out.size()) + " bytes, expected " +
              std::to_string(want_bytes);
     }
-    if (!tolerance_) tolerance_ = attention_tolerance(g_.attention, expected_);
-    const AttentionComparison c = compare_attention(g_.attention, expected_, *tolerance_, out);
+    ToleranceModel model;
+    model.precision = from_abi(variant.variant.precision);
+    const std::vector<double>* tolerance = nullptr;
+    for (const auto& [precision, values] : tolerances_) {
+      if (precision == model.precision) tolerance = &values;
+    }
+    if (tolerance == nullptr) {
+      tolerances_.emplace_back(model.precision,
+                               attention_tolerance(g_.attention, expected_, model));
+      tolerance = &tolerances_.back().second;
+    }
+    const AttentionComparison c = compare_attention(g_.attention, expected_, *tolerance, out);
     return c.passed() ? "" : c.describe();
   }
 
  private:
   const LoadedGolden& g_;
   ref::PagedAttentionResult expected_;
-  std::optional<std::vector<double>> tolerance_;
+  std::deque<std::pair<PrecisionModel, std::vector<double>>> tolerances_;
 };
 
 /// "" when `got` equals `want` byte for byte, otherwise how many elements differ and where.
@@ -120,7 +107,7 @@ RunVerdict run_one(const GoldenRunner& runner, const VariantInfo& variant, const
       AttentionRun run = runner.paged_attention(variant, g.attention);
       outcome = run.outcome;
       if (outcome.disposition == LaunchDisposition::kLaunched) {
-        mismatch = attention.compare(run.out);
+        mismatch = attention.compare(variant, run.out);
       }
     } else {
       const bool gather = g.family == PC_FAMILY_GATHER_CACHED_KV;

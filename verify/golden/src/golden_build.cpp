@@ -1,106 +1,65 @@
-/// Builds a case's golden in memory: generated inputs, reference outputs, attributes.
-#include <cstring>
-
+/// Builds a case's golden in memory: the materialized spec, the reference outputs, attributes.
 #include "golden_schema.h"
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/reference/paged_attention.h"
+#include "pagecheck/verify/gen/materialize.h"
 #include "pagecheck/verify/golden_tools.h"
+#include "problem_attrs.h"
 
 namespace pagecheck::verify::golden {
 namespace {
 
-template <typename T>
-std::vector<std::byte> as_bytes(const std::vector<T>& values) {
-  std::vector<std::byte> bytes(values.size() * sizeof(T));
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-/// Appends one dataset per spec, taking the bytes from `data` in spec order.
-void add_datasets(const CaseShape& shape, std::vector<std::vector<std::byte>> data,
-                  GoldenFile* file) {
-  const std::vector<DatasetSpec> specs = dataset_specs(shape);
-  if (specs.size() != data.size()) throw std::logic_error("build_golden: dataset count");
-  for (std::size_t k = 0; k < specs.size(); ++k) {
-    file->datasets.push_back(make_dataset(specs[k], std::move(data[k])));
-  }
-}
-
-/// Adds the case's identity and generator parameters to the shape attributes.
-void add_case_attributes(const CaseDefinition& def, std::map<std::string, AttrValue>* attrs) {
-  std::map<std::string, AttrValue>& a = *attrs;
+/// The case's identity: schema, name, description, seed, versions and the spec.
+void add_identity(const GoldenCase& c, AttrMap& a) {
   a["schema_version"] = kSchemaVersion;
-  a["case_name"] = def.name;
-  a["description"] = def.description;
-  a["seed"] = def.seed;
+  a["case_name"] = c.name;
+  a["description"] = c.description;
+  a["seed"] = std::visit([](const auto& s) { return s.content_seed; }, c.spec);
   a["reference_version"] = std::string(kReferenceVersion);
   a["generator_version"] = kGeneratorVersion;
-  a["padding"] = def.padding;
-  a["spare_blocks"] = def.spare_blocks;
-  if (def.family == PC_FAMILY_PAGED_ATTENTION) {
-    a["query_amplitude"] = def.query_amplitude;
-    a["shared_prefix_blocks"] = def.shared_prefix_blocks;
-    a["extra_table_columns"] = def.extra_table_columns;
-  } else {
-    a["num_skipped"] = def.num_skipped;
-    a["preexisting_tokens"] = def.preexisting_tokens;
+  a["spec"] = gen::spec_to_json(c.spec).dump();
+}
+
+void add_attention(const gen::AttentionSpec& spec, GoldenFile& file) {
+  const ref::PagedAttentionProblem p = gen::materialize(spec);
+  const ref::PagedAttentionResult r = ref::paged_attention(p);
+  write_attention_problem(p, file);
+  const int64_t rows = p.batch.num_query_tokens(), heads = p.num_heads;
+  const auto packed = ref::TokenLayout::packed(rows, heads, p.head_size());
+  add_dataset(file, token_tensor_spec("expected/out", p.dtype, packed), r.out_storage(p.dtype));
+  add_dataset(file,
+              array_spec("expected/out_f64", ElementType::kFloat64, {rows, heads, p.head_size()}),
+              as_bytes(r.out));
+  add_dataset(file, array_spec("expected/lse", ElementType::kFloat64, {rows, heads}),
+              as_bytes(r.lse));
+}
+
+void add_copy(const gen::CopySpec& spec, GoldenFile& file) {
+  const ref::CacheCopyProblem p = gen::materialize(spec);
+  write_copy_problem(spec.family, p, file);
+  ref::CacheCopyProblem after = p;
+  if (spec.family == PC_FAMILY_GATHER_CACHED_KV) {
+    ref::gather_cached_kv(after);
+    add_dataset(file, token_tensor_spec("expected/key", p.dtype, p.key_layout), after.key);
+    add_dataset(file, token_tensor_spec("expected/value", p.dtype, p.value_layout), after.value);
+    return;
   }
+  ref::reshape_and_cache(after);
+  const std::vector<DatasetSpec> caches = cache_tensor_specs("expected", p.cache);
+  add_dataset(file, caches[0], after.key_cache);
+  if (caches.size() > 1) add_dataset(file, caches[1], after.value_cache);
 }
 
 }  // namespace
 
-GoldenFile build_golden(const CaseDefinition& def) {
+GoldenFile build_golden(const GoldenCase& c) {
   GoldenFile file;
-  CaseShape shape;
-  shape.family = def.family;
-  shape.dtype = def.dtype;
-  if (def.family == PC_FAMILY_PAGED_ATTENTION) {
-    ref::PagedAttentionProblem p = generate_attention_problem(def);
-    const ref::PagedAttentionResult r = ref::paged_attention(p);
-    shape.cache = p.cache;
-    shape.tokens = p.query_layout;
-    shape.num_seqs = p.num_seqs;
-    shape.num_heads = p.num_heads;
-    shape.max_blocks_per_seq = p.max_blocks_per_seq;
-    shape.alibi = !p.alibi_slopes.empty();
-    put_shape_attrs(shape, &file.attrs);
-    file.attrs["scale"] = p.scale;
-    file.attrs["max_context_len"] = p.max_context_len();
-    std::vector<std::vector<std::byte>> data;
-    data.push_back(std::move(p.query));
-    data.push_back(std::move(p.key_cache));
-    data.push_back(std::move(p.value_cache));
-    data.push_back(as_bytes(p.block_table));
-    data.push_back(as_bytes(p.context_lens));
-    if (shape.alibi) data.push_back(as_bytes(p.alibi_slopes));
-    data.push_back(r.out_storage(def.dtype));
-    data.push_back(as_bytes(r.out));
-    data.push_back(as_bytes(r.lse));
-    add_datasets(shape, std::move(data), &file);
+  add_identity(c, file.attrs);
+  if (const auto* attention = std::get_if<gen::AttentionSpec>(&c.spec)) {
+    add_attention(*attention, file);
   } else {
-    ref::CacheCopyProblem p = generate_copy_problem(def);
-    ref::CacheCopyProblem expected = p;
-    const bool gather = def.family == PC_FAMILY_GATHER_CACHED_KV;
-    if (gather) {
-      ref::gather_cached_kv(expected);
-    } else {
-      ref::reshape_and_cache(expected);
-    }
-    shape.cache = p.cache;
-    shape.tokens = p.key_layout;
-    shape.values = p.value_layout;
-    put_shape_attrs(shape, &file.attrs);
-    std::vector<std::vector<std::byte>> data;
-    data.push_back(std::move(p.key_cache));
-    data.push_back(std::move(p.value_cache));
-    data.push_back(as_bytes(p.slot_mapping));
-    data.push_back(std::move(p.key));
-    data.push_back(std::move(p.value));
-    data.push_back(gather ? std::move(expected.key) : std::move(expected.key_cache));
-    data.push_back(gather ? std::move(expected.value) : std::move(expected.value_cache));
-    add_datasets(shape, std::move(data), &file);
+    add_copy(std::get<gen::CopySpec>(c.spec), file);
   }
-  add_case_attributes(def, &file.attrs);
   return file;
 }
 

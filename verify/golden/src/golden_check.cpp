@@ -52,7 +52,8 @@ void check_outputs(const LoadedGolden& g, std::vector<std::string>* failures) {
   }
 }
 
-/// Attributes and inputs regenerated from the catalogue against the file's.
+/// Attributes (the spec among them) and inputs regenerated from the catalogue against the
+/// file's.
 void check_definition(const LoadedGolden& g, std::vector<std::string>* failures) {
   const GoldenFile fresh = build_golden(find_case(g.name));
   for (const std::string& line : describe_differences(g.raw, fresh)) {
@@ -136,9 +137,8 @@ int check_goldens(const std::string& dir, std::ostream& out, CheckReport* report
     fail(manifest_path + ": total_bytes: " + recorded_total.dump() +
          " in the manifest, the entries' file_bytes add up to " + std::to_string(total_bytes));
   }
-  for (const CaseDefinition& def : case_catalogue()) {
-    if (listed.count(def.name + ".h5") == 0)
-      fail(def.name + ": in the catalogue, not in the manifest");
+  for (const GoldenCase& c : case_catalogue()) {
+    if (listed.count(c.name + ".h5") == 0) fail(c.name + ": in the catalogue, not in the manifest");
   }
   std::error_code ec;
   for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {

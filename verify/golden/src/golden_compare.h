@@ -11,8 +11,9 @@ namespace pagecheck::verify::golden {
 /// at flat index i: a vs b)", or "" when their bytes are equal.
 std::string diff_values(const GoldenDataset& a, const GoldenDataset& b);
 
-/// "" when every |got - want| <= rel * max|want| (a max-norm relative bound; NaN fails),
-/// otherwise how many elements exceed it and the worst one.
+/// "" when every |got - want| <= rel * max|want| over the finite wants (a max-norm relative
+/// bound; equal values, infinities included, pass; NaN fails), otherwise how many elements
+/// exceed it and the worst one.
 std::string compare_f64(const std::vector<double>& want, const std::vector<double>& got,
                         double rel);
 

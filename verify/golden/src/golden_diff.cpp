@@ -15,6 +15,21 @@ std::string dims_text(const std::vector<int64_t>& dims) {
   return attr_to_string(dims);
 }
 
+/// "a vs b", or for long texts (the spec JSON) the neighbourhood of their first difference.
+std::string versus(const AttrValue& a, const AttrValue& b) {
+  const std::string ta = attr_to_string(a), tb = attr_to_string(b);
+  constexpr std::size_t kLong = 120, kContext = 40;
+  if (ta.size() <= kLong && tb.size() <= kLong) return ta + " vs " + tb;
+  std::size_t at = 0;
+  while (at < ta.size() && at < tb.size() && ta[at] == tb[at]) ++at;
+  const std::size_t from = at > kContext ? at - kContext : 0;
+  const auto part = [&](const std::string& t) {
+    return (from > 0 ? "..." : "") + t.substr(from, 2 * kContext) +
+           (from + 2 * kContext < t.size() ? "..." : "");
+  };
+  return "differ from character " + std::to_string(at) + ": " + part(ta) + " vs " + part(tb);
+}
+
 void diff_attrs(const std::string& where, const std::map<std::string, AttrValue>& a,
                 const std::map<std::string, AttrValue>& b, bool skip_sha,
                 std::vector<std::string>* out) {
@@ -31,8 +46,7 @@ void diff_attrs(const std::string& where, const std::map<std::string, AttrValue>
     } else if (ia == a.end()) {
       out->push_back(label + ": only in B");
     } else if (ia->second != ib->second) {
-      out->push_back(label + ": " + attr_to_string(ia->second) + " vs " +
-                     attr_to_string(ib->second));
+      out->push_back(label + ": " + versus(ia->second, ib->second));
     }
   }
 }
@@ -75,12 +89,15 @@ std::string compare_f64(const std::vector<double>& want, const std::vector<doubl
     return "size " + std::to_string(got.size()) + " instead of " + std::to_string(want.size());
   }
   double scale = 0;
-  for (double w : want) scale = std::max(scale, std::fabs(w));
+  for (double w : want) {
+    if (std::isfinite(w)) scale = std::max(scale, std::fabs(w));
+  }
   const double bound = rel * scale;
   int64_t beyond = 0;
   int64_t worst = -1;
   double worst_err = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
+    if (got[i] == want[i]) continue;  // equal infinities (the lse of an empty row) included
     const double err = std::fabs(got[i] - want[i]);
     if (err <= bound) continue;  // NaN compares false: counted below
     ++beyond;

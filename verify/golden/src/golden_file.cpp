@@ -15,72 +15,72 @@ GoldenError::GoldenError(const std::string& file_path, const std::string& datase
       file(file_path),
       dataset(dataset_path) {}
 
-std::size_t element_size(ElementType type) {
-  switch (type) {
-    case ElementType::kFloat16:
-    case ElementType::kBFloat16:
-      return 2;
-    case ElementType::kFloat32:
-    case ElementType::kInt32:
-      return 4;
-    case ElementType::kFloat64:
-    case ElementType::kInt64:
-      return 8;
+std::vector<ElementType> all_element_types() {
+  std::vector<ElementType> types;
+  for (const DTypeInfo& row : all_dtypes()) types.push_back(element_type_of(row.dtype));
+  for (ElementType t : {ElementType::kFloat64, ElementType::kInt32, ElementType::kInt64}) {
+    types.push_back(t);
   }
-  return 0;
+  return types;
+}
+
+ElementType element_type_of(DType dtype) {
+  (void)dtype_info(dtype);  // throws for a value outside the enum
+  return static_cast<ElementType>(static_cast<int32_t>(dtype));
+}
+
+std::optional<DType> dtype_of(ElementType type) {
+  const auto value = static_cast<int32_t>(type);
+  if (value < 0 || value >= static_cast<int32_t>(all_dtypes().size())) return std::nullopt;
+  return static_cast<DType>(value);
+}
+
+bool stored_as_bits(ElementType type) {
+  const std::optional<DType> dtype = dtype_of(type);
+  return dtype && dtype_info(*dtype).hdf5 == Hdf5Storage::kBits;
+}
+
+std::size_t element_size(ElementType type) {
+  if (const std::optional<DType> dtype = dtype_of(type)) return dtype_size(*dtype);
+  return type == ElementType::kInt32 ? 4 : 8;
 }
 
 const char* element_type_name(ElementType type) {
+  if (const std::optional<DType> dtype = dtype_of(type)) return dtype_name(*dtype);
   switch (type) {
-    case ElementType::kFloat16:
-      return "float16";
-    case ElementType::kBFloat16:
-      return "bfloat16";
-    case ElementType::kFloat32:
-      return "float32";
-    case ElementType::kFloat64:
-      return "float64";
     case ElementType::kInt32:
       return "int32";
     case ElementType::kInt64:
       return "int64";
+    default:
+      return "float64";
   }
-  return "unknown";
 }
 
 ElementType parse_element_type(const std::string& text) {
-  for (ElementType type : {ElementType::kFloat16, ElementType::kBFloat16, ElementType::kFloat32,
-                           ElementType::kFloat64, ElementType::kInt32, ElementType::kInt64}) {
+  for (ElementType type : all_element_types()) {
     if (text == element_type_name(type)) return type;
   }
   throw std::invalid_argument("unknown element type '" + text + "'");
 }
 
 double element_as_double(ElementType type, const std::byte* base, int64_t index) {
-  switch (type) {
-    case ElementType::kFloat16:
-      return load_element(DType::kFloat16, base, index);
-    case ElementType::kBFloat16:
-      return load_element(DType::kBFloat16, base, index);
-    case ElementType::kFloat32:
-      return load_element(DType::kFloat32, base, index);
-    case ElementType::kFloat64: {
-      double value = 0;
-      std::memcpy(&value, base + index * 8, 8);
-      return value;
-    }
-    case ElementType::kInt32: {
-      int32_t value = 0;
-      std::memcpy(&value, base + index * 4, 4);
-      return value;
-    }
-    case ElementType::kInt64: {
-      int64_t value = 0;
-      std::memcpy(&value, base + index * 8, 8);
-      return static_cast<double>(value);
-    }
+  if (const std::optional<DType> dtype = dtype_of(type)) {
+    return load_element(*dtype, base, index);
   }
-  return 0;
+  if (type == ElementType::kInt32) {
+    int32_t value = 0;
+    std::memcpy(&value, base + index * 4, 4);
+    return value;
+  }
+  if (type == ElementType::kInt64) {
+    int64_t value = 0;
+    std::memcpy(&value, base + index * 8, 8);
+    return static_cast<double>(value);
+  }
+  double value = 0;
+  std::memcpy(&value, base + index * 8, 8);
+  return value;
 }
 
 std::string attr_to_string(const AttrValue& value) {

@@ -46,10 +46,10 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
     throw std::invalid_argument(options.dir +
                                 ": golden directory is not writable: " + std::strerror(errno));
   }
-  std::vector<const CaseDefinition*> selected;
+  std::vector<const GoldenCase*> selected;
   for (const std::string& name : options.cases) selected.push_back(&find_case(name));
   if (options.cases.empty()) {
-    for (const CaseDefinition& def : case_catalogue()) selected.push_back(&def);
+    for (const GoldenCase& c : case_catalogue()) selected.push_back(&c);
   }
   const std::string manifest_path = join_path(options.dir, kManifestName);
   if (fs::exists(manifest_path, ec) && !fs::is_regular_file(manifest_path, ec)) {
@@ -70,17 +70,17 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
   }
   // A golden the new manifest must describe from its file has to be readable before anything
   // is written.
-  for (const CaseDefinition& def : case_catalogue()) {
+  for (const GoldenCase& def : case_catalogue()) {
     const std::string target = join_path(options.dir, def.name + ".h5");
     bool chosen = false;
-    for (const CaseDefinition* s : selected) chosen = chosen || s == &def;
+    for (const GoldenCase* s : selected) chosen = chosen || s == &def;
     if (!chosen && !previous.contains(def.name) && fs::exists(target, ec)) {
       (void)read_golden_file(target);
     }
   }
 
   int refused = 0;
-  for (const CaseDefinition* def : selected) {
+  for (const GoldenCase* def : selected) {
     const std::string target = join_path(options.dir, def->name + ".h5");
     verify::TempFile temp(target);
     const GoldenFile built = build_golden(*def);
@@ -113,10 +113,10 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
   // Entries of the cases rebuilt now come from their files; the others keep their recorded
   // entry (so an edited golden is not blessed by regenerating another case).
   nlohmann::json entries = nlohmann::json::array();
-  for (const CaseDefinition& def : case_catalogue()) {
+  for (const GoldenCase& def : case_catalogue()) {
     const std::string target = join_path(options.dir, def.name + ".h5");
     bool rebuilt = false;
-    for (const CaseDefinition* s : selected) rebuilt = rebuilt || s == &def;
+    for (const GoldenCase* s : selected) rebuilt = rebuilt || s == &def;
     if (!fs::exists(target, ec)) {
       out << "warning: " << def.name << " has no file yet; left out of the manifest\n";
     } else if (!rebuilt && previous.contains(def.name)) {
@@ -129,7 +129,7 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
     const std::string stem = item.path().stem().string();
     if (item.path().extension() != ".h5") continue;
     bool known = false;
-    for (const CaseDefinition& def : case_catalogue()) known = known || def.name == stem;
+    for (const GoldenCase& def : case_catalogue()) known = known || def.name == stem;
     if (!known) out << "warning: " << item.path().string() << " is not in the catalogue\n";
   }
   const nlohmann::json manifest = make_manifest(std::move(entries));

@@ -1,13 +1,35 @@
-/// The golden schema: shape attributes and the dataset list of each family.
+/// The golden schema's building blocks: dataset specs and checks, the strict reader, token
+/// strides, schema versions.
 #include "golden_schema.h"
 
 #include <stdexcept>
 
-#include "pagecheck/registry.h"
+#include "pagecheck/verify/golden.h"
 #include "pagecheck/verify/sha256.h"
 
 namespace pagecheck::verify::golden {
 namespace {
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  return attr_to_string(AttrValue(dims));
+}
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> row_major(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (std::size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
+  return strides;
+}
+
+/// Elements a buffer of that shape and those strides must hold (largest offset + 1).
+int64_t span_of(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  int64_t last = 0;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] <= 0) return 0;
+    last += (shape[k] - 1) * strides[k];
+  }
+  return last + 1;
+}
 
 template <typename T>
 const T& attr_as(const GoldenFile& file, const std::string& name, const std::string& path,
@@ -22,205 +44,31 @@ const T& attr_as(const GoldenFile& file, const std::string& name, const std::str
   return *value;
 }
 
-std::string dims_text(const std::vector<int64_t>& dims) {
-  return attr_to_string(AttrValue(dims));
-}
+}  // namespace
 
-bool is_packed(const ref::TokenLayout& t) {
-  return t.stride_head == t.head_size && t.stride_token == t.num_heads * t.head_size;
-}
-
-bool is_packed(const ref::PagedCacheLayout& c, DType dtype, bool key) {
-  const auto p =
-      ref::PagedCacheLayout::packed(dtype, c.num_blocks, c.num_kv_heads, c.head_size, c.block_size);
-  if (key) {
-    return c.key_stride_block == p.key_stride_block && c.key_stride_head == p.key_stride_head &&
-           c.key_stride_group == p.key_stride_group && c.key_stride_slot == p.key_stride_slot;
-  }
-  return c.value_stride_block == p.value_stride_block &&
-         c.value_stride_head == p.value_stride_head && c.value_stride_dim == p.value_stride_dim;
-}
-
-/// Strided tensor: the logical shape as dims when densely packed, else one flat dimension of
-/// `span` elements.
-DatasetSpec tensor(const std::string& path, DType dtype, std::vector<int64_t> shape,
-                   std::vector<int64_t> strides, bool packed, int64_t span) {
-  DatasetSpec spec{path, storage_type(dtype), packed ? shape : std::vector<int64_t>{span}, shape,
-                   strides};
+DatasetSpec tensor_spec(const std::string& path, DType dtype, std::vector<int64_t> shape,
+                        std::vector<int64_t> strides) {
+  const bool dense = strides == row_major(shape);
+  DatasetSpec spec;
+  spec.path = path;
+  spec.type = element_type_of(dtype);
+  spec.dims = dense ? shape : std::vector<int64_t>{span_of(shape, strides)};
+  spec.logical_shape = std::move(shape);
+  spec.strides = std::move(strides);
   return spec;
 }
 
-DatasetSpec token_tensor(const std::string& path, DType dtype, const ref::TokenLayout& t) {
-  return tensor(path, dtype, {t.num_tokens, t.num_heads, t.head_size},
-                {t.stride_token, t.stride_head, 1}, is_packed(t), t.span());
+DatasetSpec token_tensor_spec(const std::string& path, DType dtype, const ref::TokenLayout& t) {
+  return tensor_spec(path, dtype, {t.num_tokens, t.num_heads, t.head_size},
+                     {t.stride_token, t.stride_head, 1});
 }
 
-DatasetSpec cache_tensor(const std::string& path, DType dtype, const ref::PagedCacheLayout& c,
-                         bool key) {
-  if (key) {
-    return tensor(path, dtype, {c.num_blocks, c.num_kv_heads, c.head_size / c.x, c.block_size, c.x},
-                  {c.key_stride_block, c.key_stride_head, c.key_stride_group, c.key_stride_slot, 1},
-                  is_packed(c, dtype, true), c.key_span());
-  }
-  return tensor(path, dtype, {c.num_blocks, c.num_kv_heads, c.head_size, c.block_size},
-                {c.value_stride_block, c.value_stride_head, c.value_stride_dim, 1},
-                is_packed(c, dtype, false), c.value_span());
-}
-
-DatasetSpec plain(const std::string& path, ElementType type, std::vector<int64_t> dims) {
-  return DatasetSpec{path, type, std::move(dims), {}, {}};
-}
-
-}  // namespace
-
-ElementType storage_type(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat16:
-      return ElementType::kFloat16;
-    case DType::kBFloat16:
-      return ElementType::kBFloat16;
-    case DType::kFloat32:
-      return ElementType::kFloat32;
-  }
-  throw std::invalid_argument("storage_type: unknown dtype");
-}
-
-int64_t attr_int(const GoldenFile& f, const std::string& name, const std::string& path) {
-  return attr_as<int64_t>(f, name, path, "int64");
-}
-uint64_t attr_uint(const GoldenFile& f, const std::string& name, const std::string& path) {
-  return attr_as<uint64_t>(f, name, path, "uint64");
-}
-float attr_float(const GoldenFile& f, const std::string& name, const std::string& path) {
-  return attr_as<float>(f, name, path, "float32");
-}
-std::string attr_string(const GoldenFile& f, const std::string& name, const std::string& path) {
-  return attr_as<std::string>(f, name, path, "string");
-}
-
-void put_shape_attrs(const CaseShape& s, std::map<std::string, AttrValue>* attrs) {
-  auto& a = *attrs;
-  a["family"] = std::string(family_name(s.family));
-  a["dtype"] = std::string(dtype_name(s.dtype));
-  a["cache_num_blocks"] = s.cache.num_blocks;
-  a["cache_num_kv_heads"] = s.cache.num_kv_heads;
-  a["cache_head_size"] = s.cache.head_size;
-  a["cache_block_size"] = s.cache.block_size;
-  a["cache_x"] = s.cache.x;
-  a["cache_key_stride_block"] = s.cache.key_stride_block;
-  a["cache_key_stride_head"] = s.cache.key_stride_head;
-  a["cache_key_stride_group"] = s.cache.key_stride_group;
-  a["cache_key_stride_slot"] = s.cache.key_stride_slot;
-  a["cache_value_stride_block"] = s.cache.value_stride_block;
-  a["cache_value_stride_head"] = s.cache.value_stride_head;
-  a["cache_value_stride_dim"] = s.cache.value_stride_dim;
-  if (s.family == PC_FAMILY_PAGED_ATTENTION) {
-    a["num_seqs"] = s.num_seqs;
-    a["num_heads"] = s.num_heads;
-    a["max_blocks_per_seq"] = s.max_blocks_per_seq;
-    a["has_alibi"] = int64_t{s.alibi ? 1 : 0};
-    a["query_stride_token"] = s.tokens.stride_token;
-    a["query_stride_head"] = s.tokens.stride_head;
-  } else {
-    a["num_tokens"] = s.tokens.num_tokens;
-    a["key_stride_token"] = s.tokens.stride_token;
-    a["key_stride_head"] = s.tokens.stride_head;
-    a["value_stride_token"] = s.values.stride_token;
-    a["value_stride_head"] = s.values.stride_head;
-  }
-}
-
-CaseShape parse_shape_attrs(const GoldenFile& f, const std::string& path) {
-  CaseShape s;
-  const auto get = [&](const char* name) { return attr_int(f, name, path); };
-  try {
-    s.family = parse_family(attr_string(f, "family", path));
-  } catch (const GoldenError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw GoldenError(path, "attribute family", e.what());
-  }
-  try {
-    s.dtype = parse_dtype(attr_string(f, "dtype", path));
-  } catch (const GoldenError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw GoldenError(path, "attribute dtype", e.what());
-  }
-  ref::PagedCacheLayout& c = s.cache;
-  c.num_blocks = get("cache_num_blocks");
-  c.num_kv_heads = get("cache_num_kv_heads");
-  c.head_size = get("cache_head_size");
-  c.block_size = get("cache_block_size");
-  c.x = get("cache_x");
-  c.key_stride_block = get("cache_key_stride_block");
-  c.key_stride_head = get("cache_key_stride_head");
-  c.key_stride_group = get("cache_key_stride_group");
-  c.key_stride_slot = get("cache_key_stride_slot");
-  c.value_stride_block = get("cache_value_stride_block");
-  c.value_stride_head = get("cache_value_stride_head");
-  c.value_stride_dim = get("cache_value_stride_dim");
-  try {
-    c.validate(s.dtype);
-  } catch (const std::invalid_argument& e) {
-    throw GoldenError(path, "attributes cache_*", e.what());
-  }
-  if (s.family == PC_FAMILY_PAGED_ATTENTION) {
-    s.num_seqs = get("num_seqs");
-    s.num_heads = get("num_heads");
-    s.max_blocks_per_seq = get("max_blocks_per_seq");
-    s.alibi = get("has_alibi") != 0;
-    s.tokens = {s.num_seqs, s.num_heads, c.head_size, get("query_stride_token"),
-                get("query_stride_head")};
-  } else {
-    const int64_t n = get("num_tokens");
-    s.tokens = {n, c.num_kv_heads, c.head_size, get("key_stride_token"), get("key_stride_head")};
-    s.values = {n, c.num_kv_heads, c.head_size, get("value_stride_token"),
-                get("value_stride_head")};
-  }
-  try {
-    s.tokens.validate(s.family == PC_FAMILY_PAGED_ATTENTION ? "query" : "key");
-    if (s.family != PC_FAMILY_PAGED_ATTENTION) s.values.validate("value");
-  } catch (const std::invalid_argument& e) {
-    throw GoldenError(path, "attributes *_stride_*", e.what());
-  }
-  return s;
-}
-
-std::vector<DatasetSpec> dataset_specs(const CaseShape& s) {
-  const DType dt = s.dtype;
-  std::vector<DatasetSpec> specs;
-  if (s.family == PC_FAMILY_PAGED_ATTENTION) {
-    specs.push_back(token_tensor("inputs/query", dt, s.tokens));
-    specs.push_back(cache_tensor("inputs/key_cache", dt, s.cache, true));
-    specs.push_back(cache_tensor("inputs/value_cache", dt, s.cache, false));
-    specs.push_back(
-        plain("inputs/block_table", ElementType::kInt32, {s.num_seqs, s.max_blocks_per_seq}));
-    specs.push_back(plain("inputs/context_lens", ElementType::kInt32, {s.num_seqs}));
-    if (s.alibi)
-      specs.push_back(plain("inputs/alibi_slopes", ElementType::kFloat32, {s.num_heads}));
-    const auto packed = ref::TokenLayout::packed(s.num_seqs, s.num_heads, s.cache.head_size);
-    specs.push_back(token_tensor("expected/out", dt, packed));
-    specs.push_back(plain("expected/out_f64", ElementType::kFloat64,
-                          {s.num_seqs, s.num_heads, s.cache.head_size}));
-    specs.push_back(plain("expected/lse", ElementType::kFloat64, {s.num_seqs, s.num_heads}));
-    return specs;
-  }
-  const int64_t n = s.tokens.num_tokens;
-  const bool gather = s.family == PC_FAMILY_GATHER_CACHED_KV;
-  specs.push_back(cache_tensor("inputs/key_cache", dt, s.cache, true));
-  specs.push_back(cache_tensor("inputs/value_cache", dt, s.cache, false));
-  specs.push_back(plain("inputs/slot_mapping", ElementType::kInt64, {n}));
-  specs.push_back(token_tensor("inputs/key", dt, s.tokens));
-  specs.push_back(token_tensor("inputs/value", dt, s.values));
-  if (gather) {
-    specs.push_back(token_tensor("expected/key", dt, s.tokens));
-    specs.push_back(token_tensor("expected/value", dt, s.values));
-  } else {
-    specs.push_back(cache_tensor("expected/key_cache", dt, s.cache, true));
-    specs.push_back(cache_tensor("expected/value_cache", dt, s.cache, false));
-  }
-  return specs;
+DatasetSpec array_spec(const std::string& path, ElementType type, std::vector<int64_t> dims) {
+  DatasetSpec spec;
+  spec.path = path;
+  spec.type = type;
+  spec.dims = std::move(dims);
+  return spec;
 }
 
 GoldenDataset make_dataset(const DatasetSpec& spec, std::vector<std::byte> bytes) {
@@ -229,6 +77,7 @@ GoldenDataset make_dataset(const DatasetSpec& spec, std::vector<std::byte> bytes
   d.type = spec.type;
   d.dims = spec.dims;
   d.bytes = std::move(bytes);
+  d.attrs = spec.extra_attrs;
   d.attrs["dtype"] = std::string(element_type_name(spec.type));
   d.attrs["sha256"] = sha256_hex(d.bytes.data(), d.bytes.size());
   if (!spec.logical_shape.empty()) {
@@ -236,6 +85,10 @@ GoldenDataset make_dataset(const DatasetSpec& spec, std::vector<std::byte> bytes
     d.attrs["strides"] = spec.strides;
   }
   return d;
+}
+
+void add_dataset(GoldenFile& file, const DatasetSpec& spec, std::vector<std::byte> bytes) {
+  file.datasets.push_back(make_dataset(spec, std::move(bytes)));
 }
 
 void check_dataset(const DatasetSpec& spec, const GoldenDataset* d, const std::string& path) {
@@ -250,7 +103,7 @@ void check_dataset(const DatasetSpec& spec, const GoldenDataset* d, const std::s
         path, spec.path,
         "wrong shape " + dims_text(d->dims) + " (the schema needs " + dims_text(spec.dims) + ")");
   }
-  const auto attr = [&](const char* name) -> const AttrValue* {
+  const auto attr = [&](const std::string& name) -> const AttrValue* {
     const auto it = d->attrs.find(name);
     return it == d->attrs.end() ? nullptr : &it->second;
   };
@@ -271,6 +124,14 @@ void check_dataset(const DatasetSpec& spec, const GoldenDataset* d, const std::s
                             dims_text(spec.logical_shape) + " / " + dims_text(spec.strides) + ")");
     }
   }
+  for (const auto& [name, want] : spec.extra_attrs) {
+    const AttrValue* have = attr(name);
+    if (have == nullptr || *have != want) {
+      throw GoldenError(path, spec.path,
+                        "attribute " + name + " must be " + attr_to_string(want) +
+                            " (from the root layout attributes)");
+    }
+  }
   const AttrValue* sha = attr("sha256");
   if (sha == nullptr || !std::holds_alternative<std::string>(*sha)) {
     throw GoldenError(path, spec.path, "missing sha256 attribute");
@@ -281,6 +142,83 @@ void check_dataset(const DatasetSpec& spec, const GoldenDataset* d, const std::s
                       "SHA-256 mismatch: attribute says " + std::get<std::string>(*sha) +
                           ", data hashes to " + actual + " (corrupt or edited data)");
   }
+}
+
+std::string schema_version_problem(int64_t version) {
+  if (version == kSchemaVersion) return "";
+  const std::string regen =
+      "; regenerate the goldens with `pagecheck golden regen --force` (docs/fixtures.md, "
+      "\"Migration\")";
+  if (version >= 1 && version < kSchemaVersion) {
+    return "schema version " + std::to_string(version) +
+           " predates the problem-model redesign (issue 12: cache descriptor, ragged batch and "
+           "attention features as attributes, the case spec stored in the file); this build "
+           "reads schema version " +
+           std::to_string(kSchemaVersion) + regen;
+  }
+  if (version > kSchemaVersion) {
+    return "schema version " + std::to_string(version) + " is newer than this build (it reads " +
+           std::to_string(kSchemaVersion) + "): use a newer pagecheck, or" + regen.substr(1);
+  }
+  return "unsupported schema version " + std::to_string(version) + " (this build reads " +
+         std::to_string(kSchemaVersion) + ")";
+}
+
+GoldenReader::GoldenReader(const GoldenFile& file, const std::string& path)
+    : file_(file), path_(path) {}
+
+int64_t GoldenReader::integer(const std::string& name) const {
+  return attr_as<int64_t>(file_, name, path_, "int64");
+}
+uint64_t GoldenReader::unsigned_integer(const std::string& name) const {
+  return attr_as<uint64_t>(file_, name, path_, "uint64");
+}
+float GoldenReader::real(const std::string& name) const {
+  return attr_as<float>(file_, name, path_, "float32");
+}
+std::string GoldenReader::text(const std::string& name) const {
+  return attr_as<std::string>(file_, name, path_, "string");
+}
+
+bool GoldenReader::flag(const std::string& name) const {
+  const int64_t value = integer(name);
+  if (value != 0 && value != 1) {
+    throw GoldenError(path_, "attribute " + name, "must be 0 or 1, is " + std::to_string(value));
+  }
+  return value == 1;
+}
+
+const std::vector<std::byte>& GoldenReader::bytes(const DatasetSpec& spec) {
+  const GoldenDataset* d = file_.find(spec.path);
+  check_dataset(spec, d, path_);
+  read_.insert(spec.path);
+  return d->bytes;
+}
+
+void GoldenReader::refuse_unread(const std::string& what) const {
+  for (const GoldenDataset& d : file_.datasets) {
+    if (read_.count(d.path) == 0) {
+      throw GoldenError(path_, d.path, "unexpected dataset (not part of " + what + ")");
+    }
+  }
+}
+
+void write_token_strides(const std::string& prefix, const ref::TokenLayout& layout,
+                         AttrMap& attrs) {
+  attrs[prefix + "_stride_token"] = layout.stride_token;
+  attrs[prefix + "_stride_head"] = layout.stride_head;
+}
+
+ref::TokenLayout read_token_strides(const GoldenReader& r, const std::string& prefix,
+                                    int64_t num_tokens, int64_t num_heads, int64_t head_size) {
+  ref::TokenLayout t{num_tokens, num_heads, head_size, r.integer(prefix + "_stride_token"),
+                     r.integer(prefix + "_stride_head")};
+  try {
+    t.validate(prefix.c_str());
+  } catch (const std::invalid_argument& e) {
+    throw GoldenError(r.path(), "attributes " + prefix + "_stride_*", e.what());
+  }
+  return t;
 }
 
 }  // namespace pagecheck::verify::golden

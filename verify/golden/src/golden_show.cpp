@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <limits>
 #include <ostream>
+#include <sstream>
+#include <string>
 
 #include "pagecheck/verify/golden_tools.h"
 
@@ -13,9 +15,13 @@ void show_golden(const std::string& path, std::ostream& out) {
   const LoadedGolden g = load_golden(path);
   out << "golden " << g.name << ": " << g.description << "\n";
   out << "file   " << path << "\n";
+  out << "case (root attribute spec; reproduce with pagecheck verify --reproduce-spec):\n";
+  std::istringstream described(gen::describe(g.spec));
+  for (std::string line; std::getline(described, line);) out << "  " << line << "\n";
   out << "attributes:\n";
   for (const auto& [name, value] : g.raw.attrs) {
-    out << "  " << std::left << std::setw(26) << name << attr_to_string(value) << "\n";
+    if (name == "spec") continue;  // shown above
+    out << "  " << std::left << std::setw(28) << name << attr_to_string(value) << "\n";
   }
   out << "datasets (schema-validated, SHA-256 verified):\n";
   for (const GoldenDataset& d : g.raw.datasets) {

@@ -96,17 +96,19 @@ struct Reader {
     if (!dset.ok()) fail(name, "cannot open dataset: " + h5::error_text());
     dataset.attrs = read_attrs(dset.get(), name);
     Handle type(H5Dget_type(dset.get()), H5Tclose);
-    if (!type.ok() || !h5::classify_type(type.get(), &dataset.type)) {
-      fail(name, "unsupported element type (" +
-                     (type.ok() ? h5::describe_type(type.get()) : h5::error_text()) +
-                     "); goldens hold little-endian float16/float32/float64/int32/int64 or "
-                     "uint16 tagged dtype=bfloat16");
-    }
-    if (dataset.type == ElementType::kBFloat16) {
-      const auto tag = dataset.attrs.find("dtype");
-      if (tag == dataset.attrs.end() || attr_to_string(tag->second) != "bfloat16") {
-        fail(name, "uint16 dataset without dtype attribute \"bfloat16\"");
-      }
+    const auto tag_it = dataset.attrs.find("dtype");
+    const std::string tag = tag_it == dataset.attrs.end() ? "" : attr_to_string(tag_it->second);
+    if (!type.ok() || !h5::classify_type(type.get(), tag, &dataset.type)) {
+      const std::string described = type.ok() ? h5::describe_type(type.get()) : h5::error_text();
+      const bool bits = type.ok() && H5Tget_class(type.get()) == H5T_INTEGER &&
+                        H5Tget_sign(type.get()) == H5T_SGN_NONE;
+      fail(name, "unsupported element type (" + described + ")" +
+                     (bits ? ": unsigned integers must carry a dtype attribute naming a dtype "
+                             "stored as bits of their width (the attribute says \"" +
+                                 tag + "\")"
+                           : "; goldens hold little-endian IEEE floats, int32, int64, or the "
+                             "bits of bfloat16 / fp8 as unsigned integers tagged with a dtype "
+                             "attribute"));
     }
     Handle space(H5Dget_space(dset.get()), H5Sclose);
     const int rank = space.ok() ? H5Sget_simple_extent_ndims(space.get()) : -1;

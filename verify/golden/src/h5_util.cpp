@@ -1,6 +1,7 @@
 /// HDF5 helpers: error stack as text, exact element types.
 #include "h5_util.h"
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -43,40 +44,34 @@ std::string error_text() {
 }
 
 Handle make_type(ElementType type) {
-  hid_t base = H5I_INVALID_HID;
-  switch (type) {
-    case ElementType::kFloat16:
+  hid_t base = H5T_IEEE_F64LE;
+  if (const std::optional<DType> dtype = dtype_of(type)) {
+    const std::size_t bytes = dtype_size(*dtype);
+    if (stored_as_bits(type)) {
+      base = bytes == 1 ? H5T_STD_U8LE : bytes == 2 ? H5T_STD_U16LE : H5T_STD_U32LE;
+    } else if (bytes == 2) {
       return make_half();
-    case ElementType::kBFloat16:
-      base = H5T_STD_U16LE;
-      break;
-    case ElementType::kFloat32:
-      base = H5T_IEEE_F32LE;
-      break;
-    case ElementType::kFloat64:
-      base = H5T_IEEE_F64LE;
-      break;
-    case ElementType::kInt32:
-      base = H5T_STD_I32LE;
-      break;
-    case ElementType::kInt64:
-      base = H5T_STD_I64LE;
-      break;
+    } else {
+      base = bytes == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    }
+  } else if (type == ElementType::kInt32) {
+    base = H5T_STD_I32LE;
+  } else if (type == ElementType::kInt64) {
+    base = H5T_STD_I64LE;
   }
   Handle copy(H5Tcopy(base), H5Tclose);
   if (!copy.ok()) throw std::runtime_error("HDF5: H5Tcopy failed: " + error_text());
   return copy;
 }
 
-bool classify_type(hid_t type_id, ElementType* type) {
-  for (ElementType candidate :
-       {ElementType::kFloat16, ElementType::kBFloat16, ElementType::kFloat32, ElementType::kFloat64,
-        ElementType::kInt32, ElementType::kInt64}) {
+bool classify_type(hid_t type_id, const std::string& tag, ElementType* type) {
+  for (ElementType candidate : all_element_types()) {
     Handle reference = make_type(candidate);
-    if (H5Tequal(type_id, reference.get()) > 0) {
-      *type = candidate;
-      return true;
-    }
+    if (H5Tequal(type_id, reference.get()) <= 0) continue;
+    // Unsigned integers hold the bits of whichever dtype the tag names.
+    if (stored_as_bits(candidate) && tag != element_type_name(candidate)) continue;
+    *type = candidate;
+    return true;
   }
   return false;
 }

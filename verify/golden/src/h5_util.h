@@ -52,12 +52,14 @@ void silence_errors();
 /// sblock->base_addr = 0, stored_eof = 4096"; "unknown HDF5 error" when the stack is empty.
 std::string error_text();
 
-/// A new copy of the HDF5 type that stores `type` (float16: IEEE binary16 little-endian,
-/// built from H5T_IEEE_F32LE the way h5py builds '<f2'; bfloat16: H5T_STD_U16LE).
+/// A new copy of the HDF5 type that stores `type` (golden_file.h: IEEE floats of the element's
+/// width, binary16 built from H5T_IEEE_F32LE the way h5py builds '<f2'; bit-stored dtypes as
+/// little-endian unsigned integers of their width; int32 / int64 / float64 as themselves).
 Handle make_type(ElementType type);
-/// The ElementType whose HDF5 type equals `type_id` exactly (class, size, order, fields, sign),
-/// with uint16 meaning bfloat16; false when none does.
-bool classify_type(hid_t type_id, ElementType* type);
+/// The ElementType whose HDF5 type equals `type_id` exactly (class, size, order, fields, sign);
+/// an unsigned integer type is the bit-stored dtype of that width that `tag` (the dataset's
+/// `dtype` attribute) names. False when none matches.
+bool classify_type(hid_t type_id, const std::string& tag, ElementType* type);
 /// "class FLOAT, size 4, order BE" and similar, for messages about rejected types.
 std::string describe_type(hid_t type_id);
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "golden_schema.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/golden.h"
@@ -19,38 +20,20 @@ std::string join_path(const std::string& dir, const std::string& name) {
   return (fs::path(dir) / name).string();
 }
 
-nlohmann::json case_parameters(const CaseDefinition& def) {
-  nlohmann::json p;
-  p["head_size"] = def.head_size;
-  p["block_size"] = def.block_size;
-  p["num_kv_heads"] = def.num_kv_heads;
-  p["spare_blocks"] = def.spare_blocks;
-  p["padding"] = def.padding;
-  if (def.family == PC_FAMILY_PAGED_ATTENTION) {
-    p["num_heads"] = def.num_heads;
-    p["context_lens"] = def.context_lens;
-    p["alibi"] = def.alibi;
-    p["query_amplitude"] = def.query_amplitude;
-    p["shared_prefix_blocks"] = def.shared_prefix_blocks;
-    p["extra_table_columns"] = def.extra_table_columns;
-  } else {
-    p["num_tokens"] = def.num_tokens;
-    p["num_skipped"] = def.num_skipped;
-    p["preexisting_tokens"] = def.preexisting_tokens;
-  }
-  return p;
+nlohmann::json case_parameters(const GoldenCase& c) {
+  return gen::spec_to_json(c.spec);
 }
 
-nlohmann::json manifest_entry(const CaseDefinition& def, const GoldenFile& file,
+nlohmann::json manifest_entry(const GoldenCase& c, const GoldenFile& file,
                               const std::string& file_path) {
   nlohmann::json entry;
-  entry["name"] = def.name;
-  entry["file"] = def.name + ".h5";
-  entry["family"] = family_name(def.family);
-  entry["dtype"] = dtype_name(def.dtype);
-  entry["description"] = def.description;
-  entry["seed"] = def.seed;
-  entry["parameters"] = case_parameters(def);
+  entry["name"] = c.name;
+  entry["file"] = c.name + ".h5";
+  entry["family"] = family_name(gen::family_of(c.spec));
+  entry["dtype"] = dtype_name(std::visit([](const auto& s) { return s.dtype; }, c.spec));
+  entry["description"] = c.description;
+  entry["seed"] = std::visit([](const auto& s) { return s.content_seed; }, c.spec);
+  entry["parameters"] = case_parameters(c);
   entry["file_sha256"] = sha256_file_hex(file_path);
   entry["file_bytes"] = static_cast<int64_t>(fs::file_size(file_path));
   nlohmann::json datasets = nlohmann::json::object();
@@ -120,9 +103,9 @@ nlohmann::json read_manifest(const std::string& dir) {
   nlohmann::json manifest;
   try {
     in >> manifest;
-    if (manifest.at("schema_version").get<int64_t>() != kSchemaVersion) {
-      throw GoldenError(path, "schema_version", "unsupported manifest schema version");
-    }
+    const std::string version_problem =
+        schema_version_problem(manifest.at("schema_version").get<int64_t>());
+    if (!version_problem.empty()) throw GoldenError(path, "schema_version", version_problem);
     std::size_t index = 0;
     for (const auto& entry : manifest.at("cases")) {
       (void)entry.at("name").get<std::string>();

@@ -11,11 +11,12 @@
 
 namespace pagecheck::verify::golden {
 
-/// The case's generator parameters as JSON (what the manifest lists under "parameters").
-nlohmann::json case_parameters(const CaseDefinition& def);
+/// The case's parameters as JSON (what the manifest lists under "parameters"): its spec in
+/// gen's JSON form.
+nlohmann::json case_parameters(const GoldenCase& golden_case);
 
 /// The manifest entry of a case whose file `file_path` holds `file`.
-nlohmann::json manifest_entry(const CaseDefinition& def, const GoldenFile& file,
+nlohmann::json manifest_entry(const GoldenCase& golden_case, const GoldenFile& file,
                               const std::string& file_path);
 
 /// A complete manifest around `entries` (a JSON array, catalogue order).

@@ -70,24 +70,12 @@ nlohmann::json metadata_of(const LoadedGolden& g) {
   std::error_code ec;
   const auto bytes = fs::file_size(g.path, ec);
   m["file_bytes"] = ec ? nlohmann::json(nullptr) : nlohmann::json(static_cast<int64_t>(bytes));
-  nlohmann::json p;
-  p["head_size"] = attr_json(g, "cache_head_size");
-  p["block_size"] = attr_json(g, "cache_block_size");
-  p["num_kv_heads"] = attr_json(g, "cache_num_kv_heads");
-  p["spare_blocks"] = attr_json(g, "spare_blocks");
-  p["padding"] = attr_json(g, "padding");
-  if (g.family == PC_FAMILY_PAGED_ATTENTION) {
-    p["num_heads"] = attr_json(g, "num_heads");
-    p["context_lens"] = g.attention.context_lens;
-    const nlohmann::json alibi = attr_json(g, "has_alibi");
-    p["alibi"] = alibi.is_number() ? nlohmann::json(alibi.get<int64_t>() != 0) : alibi;
-    p["query_amplitude"] = attr_json(g, "query_amplitude");
-    p["shared_prefix_blocks"] = attr_json(g, "shared_prefix_blocks");
-    p["extra_table_columns"] = attr_json(g, "extra_table_columns");
-  } else {
-    p["num_tokens"] = attr_json(g, "num_tokens");
-    p["num_skipped"] = attr_json(g, "num_skipped");
-    p["preexisting_tokens"] = attr_json(g, "preexisting_tokens");
+  // The spec the file holds, in the manifest's form (gen's JSON).
+  const nlohmann::json spec = attr_json(g, "spec");
+  nlohmann::json p = spec;
+  if (spec.is_string()) {
+    p = nlohmann::json::parse(spec.get<std::string>(), nullptr, false);
+    if (p.is_discarded()) p = spec;
   }
   m["parameters"] = p;
   return m;

@@ -15,8 +15,8 @@ namespace pagecheck::verify::golden {
 void check_against_manifest(const LoadedGolden& g, const nlohmann::json& entry);
 
 /// What the file says for each metadata field of a manifest entry: name, file, family, dtype,
-/// description, seed, file_bytes and parameters (from the root attributes, the context
-/// lengths and the file's size), in the manifest's terms.
+/// description, seed, file_bytes (the file's size) and parameters (the root attribute spec,
+/// parsed), in the manifest's terms.
 nlohmann::json metadata_of(const LoadedGolden& g);
 
 /// One line per metadata field of `entry` that is missing or differs from metadata_of(g)

@@ -106,9 +106,38 @@ TEST_F(GoldenBadInput, NotAnHdf5File) {
   expect_bad(kCopy, "", "not an HDF5 file");
 }
 
-TEST_F(GoldenBadInput, WrongSchemaVersion) {
+TEST_F(GoldenBadInput, NewerSchemaVersion) {
   rewrite(path(kCopy), [](GoldenFile& f) { f.attrs["schema_version"] = int64_t{99}; });
-  expect_bad(kCopy, "attribute schema_version", "unsupported schema version 99");
+  expect_bad(kCopy, "attribute schema_version", "schema version 99 is newer than this build");
+}
+
+TEST_F(GoldenBadInput, SchemaOneFileIsExplainedWithTheRegenCommand) {
+  // What a golden of the first schema looks like to this reader: version 1, none of the new
+  // attributes (the message must not be about a missing attribute).
+  rewrite(path(kAttention), [](GoldenFile& f) {
+    f.attrs.clear();
+    f.attrs["schema_version"] = int64_t{1};
+    f.attrs["cache_x"] = int64_t{8};
+  });
+  expect_bad(kAttention, "attribute schema_version",
+             "schema version 1 predates the problem-model redesign");
+  expect_bad(kAttention, "attribute schema_version", "this build reads schema version 2");
+  expect_bad(kAttention, "attribute schema_version", "`pagecheck golden regen --force`");
+}
+
+TEST_F(GoldenBadInput, SchemaOneManifestIsExplainedWithTheRegenCommand) {
+  nlohmann::json manifest = read_manifest(dir_.str());
+  manifest["schema_version"] = 1;
+  write_manifest(dir_.str(), manifest);
+  const auto before = snapshot(dir_.str());
+  std::ostringstream out;
+  EXPECT_EQ(check_goldens(dir_.str(), out), 2) << out.str();
+  for (const char* words : {"MANIFEST.json: schema_version: schema version 1 predates the "
+                            "problem-model redesign",
+                            "pagecheck golden regen --force"}) {
+    EXPECT_NE(out.str().find(words), std::string::npos) << words << "\n" << out.str();
+  }
+  EXPECT_EQ(snapshot(dir_.str()), before);
 }
 
 TEST_F(GoldenBadInput, MissingDataset) {

@@ -1,139 +1,206 @@
-/// The case catalogue covers the list, its inputs are poisoned where unused and random
-/// where used, generation is deterministic, and the committed set stays small.
+/// The case catalogue: every entry is a valid gen spec covering the list, its
+/// materialized inputs are poisoned where unread and finite where read, building is
+/// deterministic, and the committed set stays small.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
 #include <sstream>
 
 #include "golden_test_util.h"
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/gen/materialize.h"
 #include "pagecheck/verify/golden.h"
+#include "pagecheck/verify/spec_tables.h"
 
 namespace pagecheck::verify::golden {
 namespace {
 
-using Problem = ref::PagedAttentionProblem;
+const gen::AttentionSpec* attention_of(const GoldenCase& c) {
+  return std::get_if<gen::AttentionSpec>(&c.spec);
+}
+
+TEST(GoldenCases, EverySpecValidatesAndRoundTripsThroughJson) {
+  ASSERT_EQ(case_catalogue().size(), 35u) << "the catalogue of schema 1 had 35 cases";
+  for (const GoldenCase& c : case_catalogue()) {
+    SCOPED_TRACE(c.name);
+    EXPECT_NO_THROW(gen::validate(c.spec));
+    const nlohmann::json j = gen::spec_to_json(c.spec);
+    EXPECT_EQ(gen::spec_to_json(gen::spec_from_json(j)), j);
+    EXPECT_EQ(&find_case(c.name), &c);
+  }
+  EXPECT_THROW(find_case("no_such_case"), std::invalid_argument);
+}
 
 TEST(GoldenCases, CatalogueCoversTheRequiredFeatures) {
-  const auto& cases = case_catalogue();
-  EXPECT_GE(cases.size(), 24u);
   std::set<std::string> names, features;
   std::set<int64_t> heads, blocks;
   std::set<DType> dtypes;
-  for (const CaseDefinition& def : cases) {
-    EXPECT_TRUE(names.insert(def.name).second) << "duplicate " << def.name;
-    heads.insert(def.head_size);
-    blocks.insert(def.block_size);
-    dtypes.insert(def.dtype);
-    if (def.padding > 0) features.insert(std::string("padded ") + std::to_string(def.family));
-    if (def.family != PC_FAMILY_PAGED_ATTENTION) {
-      const ref::CacheCopyProblem p = generate_copy_problem(def);
-      features.insert(std::to_string(def.family));
-      for (int64_t slot : p.slot_mapping) {
-        if (slot == -1) features.insert("skip " + std::to_string(def.family));
+  for (const GoldenCase& c : case_catalogue()) {
+    EXPECT_TRUE(names.insert(c.name).second) << "duplicate " << c.name;
+    const std::string family = family_name(gen::family_of(c.spec));
+    if (const auto* copy = std::get_if<gen::CopySpec>(&c.spec)) {
+      heads.insert(copy->head_size);
+      blocks.insert(copy->block_size);
+      dtypes.insert(copy->dtype);
+      features.insert(family);
+      if (copy->cache.pad.any()) features.insert("padded " + family);
+      for (int64_t slot : copy->slot_mapping) {
+        if (slot == -1) features.insert("skip " + family);
       }
       continue;
     }
-    const Problem p = generate_attention_problem(def);
-    const int64_t group = p.num_heads / p.num_kv_heads();
-    features.insert(group == 1 ? "MHA" : p.num_kv_heads() == 1 ? "MQA" : "GQA");
-    if (!p.alibi_slopes.empty()) features.insert("alibi");
+    const gen::AttentionSpec& s = *attention_of(c);
+    heads.insert(s.head_size);
+    blocks.insert(s.block_size);
+    dtypes.insert(s.dtype);
+    if (s.cache.pad.any()) features.insert("padded " + family);
+    if (s.table_pad > 0) features.insert("strided block table");
+    if (s.bound_pad > 0) features.insert("bucketed bound");
+    const int64_t group = s.num_heads / s.num_kv_heads;
+    features.insert(group == 1 ? "MHA" : s.num_kv_heads == 1 ? "MQA" : "GQA");
+    if (s.alibi) features.insert("alibi");
+    features.insert(gen::regime_name(s.regime));
     std::set<int32_t> used;
-    for (int64_t s = 0; s < p.num_seqs; ++s) {
-      const int64_t len = p.context_lens[static_cast<std::size_t>(s)], bs = p.block_size();
+    for (int64_t q = 0; q < s.num_seqs; ++q) {
+      const int64_t len = s.context_lens[q], bs = s.block_size;
       if (len == 1) features.insert("ctx 1");
       if (len == bs) features.insert("ctx block");
       if (len % bs == bs - 1) features.insert("ctx block-1");
       if (len % bs == 1 && len > 1) features.insert("ctx block+1");
       if (len > 3 * 512) features.insert("4+ partitions of 512");
       if (len > 2 * 512 && len <= 3 * 512) features.insert("3 partitions of 512");
-      for (int64_t j = 0; j < (len + bs - 1) / bs; ++j) {
-        const int32_t b = p.block_table[static_cast<std::size_t>(s * p.max_blocks_per_seq + j)];
-        if (!used.insert(b).second) features.insert("shared blocks");
+      for (int64_t j = 0; j < gen::used_blocks(s, q); ++j) {
+        if (!used.insert(s.block_table[q * s.max_blocks_per_seq + j]).second) {
+          features.insert("shared blocks");
+        }
       }
     }
   }
   EXPECT_TRUE(heads.count(64) && heads.count(80) && heads.count(128) && heads.count(256));
   EXPECT_TRUE(blocks.count(8) && blocks.count(16) && blocks.count(32));
   EXPECT_EQ(dtypes.size(), 3u);
-  for (const std::string need :
-       {"MHA", "GQA", "MQA", "alibi", "ctx 1", "ctx block", "ctx block-1", "ctx block+1",
-        "4+ partitions of 512", "3 partitions of 512", "shared blocks", "1", "2", "skip 1",
-        "skip 2", "padded 0", "padded 1", "padded 2"}) {
+  for (const std::string need : {"MHA",
+                                 "GQA",
+                                 "MQA",
+                                 "alibi",
+                                 "flat",
+                                 "peaked",
+                                 "ctx 1",
+                                 "ctx block",
+                                 "ctx block-1",
+                                 "ctx block+1",
+                                 "4+ partitions of 512",
+                                 "3 partitions of 512",
+                                 "shared blocks",
+                                 "strided block table",
+                                 "bucketed bound",
+                                 "gather_cached_kv",
+                                 "reshape_and_cache",
+                                 "skip gather_cached_kv",
+                                 "skip reshape_and_cache",
+                                 "padded paged_attention",
+                                 "padded gather_cached_kv",
+                                 "padded reshape_and_cache"}) {
     EXPECT_TRUE(features.count(need)) << "no case with: " << need;
   }
 }
 
-/// Used elements finite, nonzero, of both signs; everything else in the buffer NaN.
-void expect_poisoned(const char* what, DType dtype, const std::vector<std::byte>& buffer,
-                     const std::vector<bool>& used) {
-  int64_t positive = 0, negative = 0;
-  for (std::size_t i = 0; i < used.size(); ++i) {
-    const double v = load_element(dtype, buffer.data(), static_cast<int64_t>(i));
-    if (used[i]) {
-      ASSERT_TRUE(std::isfinite(v) && v != 0) << what << " element " << i << " = " << v;
-      (v > 0 ? positive : negative)++;
-    } else {
-      ASSERT_TRUE(std::isnan(v)) << what << " unused element " << i << " = " << v;
-    }
-  }
-  EXPECT_GT(positive, 0) << what;
-  EXPECT_GT(negative, 0) << what;
-}
-
-TEST(GoldenCases, AttentionInputsArePoisonedOutsideWhatIsUsed) {
-  for (const CaseDefinition& def : case_catalogue()) {
-    if (def.family != PC_FAMILY_PAGED_ATTENTION) continue;
-    SCOPED_TRACE(def.name);
-    const Problem p = generate_attention_problem(def);
-    const ref::PagedCacheLayout& c = p.cache;
-    std::vector<bool> key_used(static_cast<std::size_t>(c.key_span()));
-    std::vector<bool> value_used(static_cast<std::size_t>(c.value_span()));
-    for (int64_t s = 0; s < p.num_seqs; ++s) {
-      const int64_t len = p.context_lens[static_cast<std::size_t>(s)];
-      const int64_t blocks = (len + c.block_size - 1) / c.block_size;
-      for (int64_t j = 0; j < p.max_blocks_per_seq; ++j) {
-        const int32_t b = p.block_table[static_cast<std::size_t>(s * p.max_blocks_per_seq + j)];
-        if (j >= blocks) {
-          EXPECT_EQ(b, kBlockTablePoison);
-          EXPECT_GE(b, c.num_blocks);
-          continue;
-        }
-        for (int64_t t = j * c.block_size; t < std::min(len, (j + 1) * c.block_size); ++t) {
-          for (int64_t h = 0; h < c.num_kv_heads; ++h) {
-            for (int64_t d = 0; d < c.head_size; ++d) {
-              key_used[static_cast<std::size_t>(c.key_offset(b, h, d, t % c.block_size))] = true;
-              value_used[static_cast<std::size_t>(c.value_offset(b, h, d, t % c.block_size))] =
-                  true;
-            }
+TEST(GoldenCases, AttentionInputsAreFiniteWhereReadAndPoisonedElsewhere) {
+  for (const GoldenCase& c : case_catalogue()) {
+    const gen::AttentionSpec* s = attention_of(c);
+    if (s == nullptr) continue;
+    SCOPED_TRACE(c.name);
+    const ref::PagedAttentionProblem p = gen::materialize(*s);
+    const ref::PagedCacheLayout& cache = p.cache;
+    const std::vector<bool> readable = gen::readable_slots(*s);
+    int64_t finite = 0, poisoned = 0;
+    for (int64_t b = 0; b < cache.num_blocks; ++b) {
+      for (int64_t slot = 0; slot < cache.block_size; ++slot) {
+        const bool read = readable[b * cache.block_size + slot];
+        for (int64_t h = 0; h < cache.num_kv_heads; ++h) {
+          for (int64_t d = 0; d < cache.head_size; ++d) {
+            const double k =
+                load_element(cache.dtype, p.key_cache.data(), cache.key_at(b, h, slot, d));
+            const double v =
+                load_element(cache.dtype, p.value_cache.data(), cache.value_at(b, h, slot, d));
+            ASSERT_EQ(std::isfinite(k) && std::isfinite(v), read)
+                << "block " << b << " slot " << slot << " head " << h << " dim " << d;
+            (read ? finite : poisoned)++;
           }
         }
       }
     }
-    std::vector<bool> query_used(static_cast<std::size_t>(p.query_layout.span()));
-    for (int64_t s = 0; s < p.num_seqs; ++s) {
-      for (int64_t h = 0; h < p.num_heads; ++h) {
-        for (int64_t d = 0; d < p.head_size(); ++d) {
-          query_used[static_cast<std::size_t>(p.query_layout.offset(s, h, d))] = true;
-        }
+    EXPECT_GT(finite, 0);
+    EXPECT_GT(poisoned, 0) << "no poison: a kernel reading an unused slot would go unnoticed";
+    for (int64_t q = 0; q < p.num_seqs(); ++q) {
+      const int64_t past = gen::used_blocks(*s, q);
+      if (past < p.batch.max_blocks_per_seq) {
+        EXPECT_GE(p.batch.block_table[q * p.batch.max_blocks_per_seq + past], cache.num_blocks)
+            << "table entry past sequence " << q << "'s last block is inside the pool";
       }
     }
-    expect_poisoned("key_cache", p.dtype, p.key_cache, key_used);
-    expect_poisoned("value_cache", p.dtype, p.value_cache, value_used);
-    expect_poisoned("query", p.dtype, p.query, query_used);
   }
 }
 
-TEST(GoldenCases, GenerationIsDeterministicAndSeedDependent) {
-  CaseDefinition def = find_case("pa_mqa_bf16_h128_b16");
-  const Problem a = generate_attention_problem(def);
-  const Problem b = generate_attention_problem(def);
-  EXPECT_TRUE(a.query == b.query && a.key_cache == b.key_cache && a.block_table == b.block_table);
-  def.seed += 1;
-  const Problem c = generate_attention_problem(def);
-  EXPECT_FALSE(a.query == c.query);
-  EXPECT_FALSE(a.key_cache == c.key_cache);
+TEST(GoldenCases, BuildingIsDeterministicAndSeedDependent) {
+  const GoldenCase& c = find_case("pa_mqa_bf16_h128_b16");
+  const GoldenFile a = build_golden(c);
+  EXPECT_TRUE(describe_differences(a, build_golden(c)).empty());
+  GoldenCase other = c;
+  std::get<gen::AttentionSpec>(other.spec).content_seed += 1;
+  const std::vector<std::string> changes = describe_differences(a, build_golden(other));
+  const auto changed = [&](const std::string& what) {
+    for (const std::string& line : changes) {
+      if (line.rfind(what, 0) == 0) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(changed("inputs/query")) << ::testing::PrintToString(changes);
+  EXPECT_TRUE(changed("inputs/key_cache")) << ::testing::PrintToString(changes);
+  EXPECT_TRUE(changed("attribute spec")) << ::testing::PrintToString(changes);
+}
+
+TEST(GoldenCases, PlacementSharesPrefixesAndKeepsTheRestDistinct) {
+  // Fresh draws each run: the placement rules hold for any seed.
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  gen::AttentionSpec s;
+  s.block_size = 8;
+  SequencePlacement placement;
+  placement.context_lens = {20, 9, 0, 40};
+  placement.shared_prefix_blocks = 2;
+  placement.seed = seed;
+  place_sequences(placement, s);
+  EXPECT_EQ(s.max_blocks_per_seq, 5 + 1);
+  // seq 0: 3 blocks; seq 1 shares 2 of its 2; seq 2 none; seq 3 shares 2 of 5: 3 + 0 + 3.
+  EXPECT_EQ(s.num_blocks, 6 + 2);
+  std::set<int32_t> distinct;
+  for (int64_t q = 0; q < s.num_seqs; ++q) {
+    for (int64_t j = 0; j < s.max_blocks_per_seq; ++j) {
+      const int32_t e = s.block_table[q * s.max_blocks_per_seq + j];
+      if (j >= gen::used_blocks(s, q)) {
+        EXPECT_EQ(e, -1);
+      } else if (q > 0 && j < 2) {
+        EXPECT_EQ(e, s.block_table[j]) << "seq " << q << " block " << j;
+      } else {
+        EXPECT_TRUE(distinct.insert(e).second) << "block " << e << " used twice";
+        EXPECT_GE(e, 0);
+        EXPECT_LT(e, s.num_blocks);
+      }
+    }
+  }
+  placement.min_blocks = 1000;
+  placement.high_blocks = true;
+  place_sequences(placement, s);
+  EXPECT_EQ(s.num_blocks, 1000);
+  for (int32_t e : s.block_table) EXPECT_TRUE(e == -1 || e >= 1000 - 6) << e;
+  EXPECT_THROW(distinct_slots(0, 4, 5, seed), std::invalid_argument);
+  const std::vector<int64_t> slots = distinct_slots(100, 50, 50, seed);
+  EXPECT_EQ(std::set<int64_t>(slots.begin(), slots.end()).size(), 50u);
+  EXPECT_EQ(*std::min_element(slots.begin(), slots.end()), 100);
 }
 
 TEST(GoldenCases, CommittedFixturesStayUnderTheSizeBudget) {

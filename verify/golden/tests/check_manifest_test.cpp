@@ -71,15 +71,14 @@ TEST_F(GoldenManifestCheck, EachMetadataFieldIsCheckedAgainstTheFile) {
          e["parameters"]["context_lens"] = {50, 24};
        }},
       {kAttention, "parameters.alibi", [](nlohmann::json& e) { e["parameters"]["alibi"] = false; }},
-      {kAttention, "parameters.query_amplitude",
-       [](nlohmann::json& e) { e["parameters"]["query_amplitude"] = 4.5; }},
-      {kAttention, "parameters.padding",
-       [](nlohmann::json& e) { e["parameters"].erase("padding"); }},
+      {kAttention, "parameters.regime",
+       [](nlohmann::json& e) { e["parameters"]["regime"] = "flat"; }},
+      {kAttention, "parameters.cache", [](nlohmann::json& e) { e["parameters"].erase("cache"); }},
       {kAttention, "parameters.extra", [](nlohmann::json& e) { e["parameters"]["extra"] = 1; }},
-      {kCopy, "parameters.num_skipped",
-       [](nlohmann::json& e) { e["parameters"]["num_skipped"] = 0; }},
-      {kCopy, "parameters.preexisting_tokens",
-       [](nlohmann::json& e) { e["parameters"]["preexisting_tokens"] = 31; }},
+      {kCopy, "parameters.slot_mapping",
+       [](nlohmann::json& e) { e["parameters"]["slot_mapping"] = {0}; }},
+      {kCopy, "parameters.num_blocks",
+       [](nlohmann::json& e) { e["parameters"]["num_blocks"] = 99; }},
       {kCopy, "parameters", [](nlohmann::json& e) { e.erase("parameters"); }},
   };
   for (const Plant& plant : plants) {

@@ -39,17 +39,19 @@ std::string first_golden_of(const char* family) {
   return "";
 }
 
-pc_status never_launch(const pc_variant*, const void*, void*, void*, char*, size_t) {
+pc_status never_launch(const pc_variant*, const pc_device_info*, const void*, void*, void*, char*,
+                       size_t) {
   return PC_STATUS_INTERNAL_ERROR;  // the fake runners never launch
 }
 
 /// Registers `name` in every family, with the given head sizes and capabilities.
 void add_fake(VariantRegistry& registry, const char* name, const std::vector<int32_t>& heads,
-              uint32_t caps) {
+              uint64_t caps) {
   static const int32_t blocks[] = {1, 8, 16, 32};
   for (pc_family family :
        {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV, PC_FAMILY_RESHAPE_AND_CACHE}) {
     pc_variant v{};
+    v.struct_size = sizeof(pc_variant);
     v.name = name;
     v.description = "fake variant of the golden logic test";
     v.family = family;
@@ -66,9 +68,12 @@ void add_fake(VariantRegistry& registry, const char* name, const std::vector<int
 
 const std::vector<int32_t> kAllHeads = {32, 64, 80, 96, 112, 128, 192, 256};
 
-/// "full" declares everything; "plain" declares no capability (skips ALiBi, padded, strided).
+/// Every PC_CAP_* flag.
+constexpr uint64_t kEveryCap = (uint64_t{PC_CAP_DEQUANTIZE} << 1) - 1;
+
+/// "full" declares every capability; "plain" none (skips ALiBi, padded, strided).
 void add_standard_fakes(VariantRegistry& registry) {
-  add_fake(registry, "full", kAllHeads, PC_CAP_ALIBI | PC_CAP_STRIDED_TOKENS | PC_CAP_PADDED_CACHE);
+  add_fake(registry, "full", kAllHeads, kEveryCap);
   add_fake(registry, "plain", kAllHeads, 0);
 }
 
@@ -90,7 +95,8 @@ const LoadedGolden& golden_of(const ref::PagedAttentionProblem& p) {
   const LoadedGolden* found = nullptr;
   for (const LoadedGolden& g : goldens()) {
     if (g.family != PC_FAMILY_PAGED_ATTENTION || g.attention.query != p.query ||
-        g.attention.key_cache != p.key_cache || g.attention.block_table != p.block_table) {
+        g.attention.key_cache != p.key_cache ||
+        g.attention.batch.block_table != p.batch.block_table) {
       continue;
     }
     if (found != nullptr) throw std::logic_error("two goldens share the problem " + g.name);
@@ -193,7 +199,7 @@ TEST(GoldenDeviceLogic, ExpectedOutputsPassEveryGolden) {
   for (const LoadedGolden& g : goldens()) {
     EXPECT_NE(r.text.find("ok   " + g.name + " ("), std::string::npos) << g.name << "\n" << r.text;
   }
-  EXPECT_NE(r.text.find("plain skip (ALiBi not declared)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("plain skip (alibi not declared)"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find(std::to_string(cases) + " of " + std::to_string(cases) + " goldens run; " +
                         std::to_string(r.tally.passed) + " passed, 0 failed"),
             std::string::npos)
@@ -238,7 +244,11 @@ std::string first_float32_attention_golden() {
 void move_by_tolerance(const LoadedGolden& g, std::vector<std::byte>& out, std::size_t index,
                        double factor) {
   ref::PagedAttentionResult expected;
+  expected.num_rows = g.attention.batch.num_query_tokens();
+  expected.num_heads = g.attention.num_heads;
+  expected.head_size = g.attention.head_size();
   expected.out = g.expected_out_f64;
+  expected.lse = g.expected_lse;
   const std::vector<double> tol = attention_tolerance(g.attention, expected);
   const float moved = static_cast<float>(g.expected_out_f64.at(index) + factor * tol.at(index));
   std::memcpy(out.data() + index * sizeof(float), &moved, sizeof moved);

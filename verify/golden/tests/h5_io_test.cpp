@@ -38,8 +38,7 @@ GoldenFile sample_file() {
   f.attrs["a_string"] = std::string("hello golden");
   f.attrs["a_vector"] = std::vector<int64_t>{3, -1, 4, 1 << 30};
   uint64_t seed = 1;
-  for (ElementType t : {ElementType::kFloat16, ElementType::kBFloat16, ElementType::kFloat32,
-                        ElementType::kFloat64, ElementType::kInt32, ElementType::kInt64}) {
+  for (ElementType t : all_element_types()) {
     f.datasets.push_back(
         random_dataset(std::string("inputs/") + element_type_name(t), t, {3, 5, 7}, seed++));
     // A second, larger one that is chunked and compressed.
@@ -66,30 +65,36 @@ TEST(GoldenH5, RoundTripIsExactForEveryTypeAndAttribute) {
   }
 }
 
-TEST(GoldenH5, Float16IsStoredAsIeeeHalfLittleEndian) {
+TEST(GoldenH5, EveryDtypeIsStoredAsTheDtypeTableSays) {
   TempDir dir;
   write_golden_file(sample_file(), dir.file("a.h5"));
   const hid_t file = H5Fopen(dir.file("a.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
-  const hid_t dset = H5Dopen2(file, "inputs/float16", H5P_DEFAULT);
-  const hid_t type = H5Dget_type(dset);
-  size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
-  ASSERT_GE(H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize), 0);
-  EXPECT_EQ(H5Tget_class(type), H5T_FLOAT);
-  EXPECT_EQ(H5Tget_size(type), 2u);
-  EXPECT_EQ(H5Tget_order(type), H5T_ORDER_LE);
-  EXPECT_EQ(H5Tget_ebias(type), 15u);
-  EXPECT_EQ(std::vector<size_t>({spos, epos, esize, mpos, msize}),
-            std::vector<size_t>({15, 10, 5, 0, 10}));
-  // HDF5's own conversion of the stored half 0x3C00 to double must give 1.0: proves the bit
-  // fields are the IEEE ones (not just the size).
-  const uint16_t one = 0x3C00;
-  double converted = 0;
-  std::memcpy(&converted, &one, sizeof one);
-  ASSERT_GE(H5Tconvert(type, H5T_NATIVE_DOUBLE, 1, &converted, nullptr, H5P_DEFAULT), 0);
-  EXPECT_EQ(converted, 1.0);
-  H5Tclose(type);
-  H5Dclose(dset);
+  for (const DTypeInfo& row : all_dtypes()) {
+    SCOPED_TRACE(row.name);
+    const hid_t dset = H5Dopen2(file, (std::string("inputs/") + row.name).c_str(), H5P_DEFAULT);
+    ASSERT_GE(dset, 0);
+    const hid_t type = H5Dget_type(dset);
+    EXPECT_EQ(H5Tget_size(type), row.bytes);
+    EXPECT_NE(H5Tget_order(type), H5T_ORDER_BE);
+    if (row.hdf5 == Hdf5Storage::kBits) {
+      EXPECT_EQ(H5Tget_class(type), H5T_INTEGER);
+      EXPECT_EQ(H5Tget_sign(type), H5T_SGN_NONE);
+    } else {
+      EXPECT_EQ(H5Tget_class(type), H5T_FLOAT);
+      // HDF5's own conversion of the stored 1.0 to double must give 1.0: proves the bit fields
+      // are the IEEE ones (binary16 included), not just the size.
+      const uint32_t one_f32 = 0x3F800000u;
+      const uint16_t one_f16 = 0x3C00;
+      double converted = 0;
+      std::memcpy(&converted, row.bytes == 4 ? static_cast<const void*>(&one_f32) : &one_f16,
+                  row.bytes);
+      ASSERT_GE(H5Tconvert(type, H5T_NATIVE_DOUBLE, 1, &converted, nullptr, H5P_DEFAULT), 0);
+      EXPECT_EQ(converted, 1.0);
+    }
+    H5Tclose(type);
+    H5Dclose(dset);
+  }
   H5Fclose(file);
 }
 
@@ -126,17 +131,29 @@ TEST(GoldenH5, RefusesTypesThatWouldNeedConversion) {
   expect_type_refused(H5T_STD_I64BE, "big-endian int64");
 }
 
-TEST(GoldenH5, RefusesUint16WithoutBfloat16Tag) {
-  TempDir dir;
-  GoldenFile f;
-  f.datasets.push_back(random_dataset("inputs/x", ElementType::kBFloat16, {8}, 7));
-  f.datasets.back().attrs.erase("dtype");
-  write_golden_file(f, dir.file("a.h5"));
-  try {
-    (void)read_golden_file(dir.file("a.h5"));
-    FAIL() << "untagged uint16 accepted as bfloat16";
-  } catch (const GoldenError& e) {
-    EXPECT_EQ(e.dataset, "inputs/x");
+TEST(GoldenH5, RefusesBitsWithoutOrWithAWrongDtypeTag) {
+  for (ElementType type : {ElementType::kBFloat16, ElementType::kFloat8E4M3}) {
+    for (const char* tag : {"", "float32", "int32"}) {
+      SCOPED_TRACE(std::string(element_type_name(type)) + " tagged '" + tag + "'");
+      TempDir dir;
+      GoldenFile f;
+      f.datasets.push_back(random_dataset("inputs/x", type, {8}, 7));
+      if (*tag == '\0') {
+        f.datasets.back().attrs.erase("dtype");
+      } else {
+        f.datasets.back().attrs["dtype"] = std::string(tag);
+      }
+      write_golden_file(f, dir.file("a.h5"));
+      try {
+        (void)read_golden_file(dir.file("a.h5"));
+        ADD_FAILURE() << "accepted";
+      } catch (const GoldenError& e) {
+        EXPECT_EQ(e.dataset, "inputs/x");
+        EXPECT_NE(std::string(e.what()).find("unsigned integers must carry a dtype attribute"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
   }
 }
 

@@ -167,8 +167,10 @@ TEST(GoldenDiff, ReportsEqualAndDifferentFiles) {
 TEST(GoldenShow, PrintsParametersAndDatasets) {
   std::ostringstream out;
   show_golden(pristine_goldens() + "/pa_padded_f16_h128_b16.h5", out);
-  for (const char* needle : {"pa_padded_f16_h128_b16", "cache_key_stride_slot", "seed",
-                             "reference_version", "inputs/key_cache", "logical [", "NaN"}) {
+  for (const char* needle :
+       {"pa_padded_f16_h128_b16", "cache_key_stride_slot", "cache_kind", "batch_block_table_stride",
+        "feature_causal", "seed", "reference_version", "inputs/key_cache", "logical [", "NaN",
+        "--reproduce-spec", "paged_attention float16"}) {
     EXPECT_NE(out.str().find(needle), std::string::npos) << needle << "\n" << out.str();
   }
 }

@@ -13,11 +13,21 @@ namespace {
 constexpr int64_t kSharedFloats = 12 * 1024;  // 48 KiB of dynamic shared memory
 
 /// Context length the (possibly buggy) kernel uses for sequence `seq`.
-__device__ int64_t used_context(const pc_paged_attention_args& a, Bug bug, int64_t seq) {
+__device__ int64_t used_context(const AttentionParams& a, Bug bug, int64_t seq) {
   int64_t ctx = a.context_lens[seq];
   if (bug == Bug::kContextOffByOne) ctx -= 1;
-  if (bug == Bug::kSkipLastPartialBlock) ctx = ctx / a.cache.block_size * a.cache.block_size;
+  if (bug == Bug::kSkipLastPartialBlock) ctx = ctx / a.block_size * a.block_size;
   return ctx;
+}
+
+/// First block-table entry of sequence `seq`: row `seq` at the row stride, or where a planted
+/// bug looks for it (rows of ceil(max_context_len / block_size) or of max_blocks_per_seq).
+__device__ int64_t table_row(const AttentionParams& a, Bug bug, int64_t seq) {
+  if (bug == Bug::kOtherSeqBlockTableRow) {
+    return seq * ((a.max_context_len + a.block_size - 1) / a.block_size);
+  }
+  if (bug == Bug::kTableStrideFromWidth) return seq * a.max_blocks_per_seq;
+  return seq * a.block_table_stride;
 }
 
 template <typename T>
@@ -29,25 +39,27 @@ __device__ float cache_load(const void* base, int64_t offset, Bug bug) {
 /// whole context is one partition and the block writes the output; otherwise it writes its
 /// partition's max, sum and normalized output to the workspace.
 template <typename T>
-__global__ void attention_kernel(const pc_paged_attention_args a, Bug bug, bool split,
-                                 int64_t part_len, int64_t max_parts, float* ws_max, float* ws_sum,
-                                 float* ws_out) {
+__global__ void attention_kernel(const AttentionParams a, Bug bug, bool split, int64_t part_len,
+                                 int64_t max_parts, float* ws_max, float* ws_sum, float* ws_out) {
   extern __shared__ float smem[];
   __shared__ float scratch[32];
   const int64_t head = blockIdx.x, seq = blockIdx.y, part = blockIdx.z;
-  const int64_t hs = a.cache.head_size, bs = a.cache.block_size;
+  const int64_t hs = a.head_size, bs = a.block_size;
   const int64_t ctx = used_context(a, bug, seq);
   const int64_t begin = part * part_len;
-  if (split && begin >= ctx) return;  // partitions past the context are never merged
+  // Partitions past the context are never merged. kPartitionsFromBound: every sequence has the
+  // bound's partitions, so an empty one runs too (max -inf, sum 0, output 0 / 0).
+  if (split && begin >= ctx && bug != Bug::kPartitionsFromBound) return;
   const int64_t end = split && begin + part_len < ctx ? begin + part_len : ctx;
   float* q = smem;
   float* logits = smem + hs;
 
-  const int64_t group = a.num_heads / a.cache.num_kv_heads;
-  const int64_t kv = bug == Bug::kWrongKvHeadGqa ? head % a.cache.num_kv_heads : head / group;
-  const int64_t row = bug == Bug::kOtherSeqBlockTableRow ? seq * ((a.max_context_len + bs - 1) / bs)
-                                                         : seq * a.block_table_stride;
-  const int32_t* table = a.block_table + row;
+  const int64_t group = a.num_heads / a.num_kv_heads;
+  // kGqaGroupLe8: the query heads of a kv head go to kGqaSlots fixed slots; in a larger group
+  // the heads past the last slot get no block and are never written.
+  if (bug == Bug::kGqaGroupLe8 && head % group >= kGqaSlots) return;
+  const int64_t kv = bug == Bug::kWrongKvHeadGqa ? head % a.num_kv_heads : head / group;
+  const int32_t* table = a.block_table + table_row(a, bug, seq);
 
   // 1. The query head into shared memory.
   const T* query =
@@ -70,12 +82,20 @@ __global__ void attention_kernel(const pc_paged_attention_args a, Bug bug, bool 
   if (bug == Bug::kScaleTwice) scale = a.scale * a.scale;
   if (bug == Bug::kScaleMissing) scale = 1.f;
   const float slope = a.alibi_slopes != nullptr ? a.alibi_slopes[head] : 0.f;
+  // kFiniteMaskSentinel: the softmax runs over whole blocks, the slots past the context with
+  // the finite logit kMaskSentinel instead of none (their values count as 0, as the value loop
+  // below stops at the context): they take the weight once every real logit is below it.
+  const int64_t masked_end = bug == Bug::kFiniteMaskSentinel ? (end + bs - 1) / bs * bs : end;
   float local_max = -INFINITY;
-  for (int64_t t = begin + threadIdx.x; t < end; t += blockDim.x) {
+  for (int64_t t = begin + threadIdx.x; t < masked_end; t += blockDim.x) {
+    if (t >= end) {
+      local_max = fmaxf(local_max, kMaskSentinel);
+      continue;
+    }
     const int64_t block = table[t / bs], slot = t % bs;
     float dot = 0.f;
     for (int64_t d = 0; d < hs; ++d) {
-      dot += q[d] * cache_load<T>(a.key_cache, key_offset(a.cache, block, kv, d, slot), bug);
+      dot += q[d] * cache_load<T>(a.key_cache, cache_offset(a.key, block, kv, slot, d), bug);
     }
     const float logit = scale * dot + slope * static_cast<float>(t - ctx + 1);
     logits[t - begin] = logit;
@@ -85,9 +105,9 @@ __global__ void attention_kernel(const pc_paged_attention_args a, Bug bug, bool 
 
   // 3. Softmax weights (unnormalized) and their sum.
   float local_sum = 0.f;
-  for (int64_t t = begin + threadIdx.x; t < end; t += blockDim.x) {
-    const float e = expf(logits[t - begin] - max_logit);
-    logits[t - begin] = e;
+  for (int64_t t = begin + threadIdx.x; t < masked_end; t += blockDim.x) {
+    const float e = expf((t < end ? logits[t - begin] : kMaskSentinel) - max_logit);
+    if (t < end) logits[t - begin] = e;
     local_sum += e;
   }
   const float sum = block_reduce(local_sum, false, scratch);  // also orders the logits writes
@@ -105,7 +125,7 @@ __global__ void attention_kernel(const pc_paged_attention_args a, Bug bug, bool 
       const int64_t block = table[t / bs], slot = t % bs;
       atomicAdd(&acc[d],
                 logits[t - begin] *
-                    cache_load<T>(a.value_cache, value_offset(a.cache, block, kv, d, slot), bug));
+                    cache_load<T>(a.value_cache, cache_offset(a.value, block, kv, slot, d), bug));
     }
     __syncthreads();
     T* out = static_cast<T*>(a.out) + seq * a.out_stride_seq + head * a.out_stride_head;
@@ -118,7 +138,7 @@ __global__ void attention_kernel(const pc_paged_attention_args a, Bug bug, bool 
     for (int64_t t = begin; t < stop; ++t) {
       const float w = t < end ? logits[t - begin] : 0.f;  // 0 x poison past the context
       const int64_t block = table[t / bs], slot = t % bs;
-      acc += w * cache_load<T>(a.value_cache, value_offset(a.cache, block, kv, d, slot), bug);
+      acc += w * cache_load<T>(a.value_cache, cache_offset(a.value, block, kv, slot, d), bug);
     }
     const float o = acc / sum;
     if (split) {
@@ -135,14 +155,15 @@ __global__ void attention_kernel(const pc_paged_attention_args a, Bug bug, bool 
 }
 
 /// Merges the partitions of one (head, seq): weights sum_j * exp(max_j - max), or (planted
-/// bug) sum_j alone.
+/// bug) sum_j alone. kPartitionsFromBound merges the bound's partitions (max_parts), empty
+/// ones included.
 template <typename T>
-__global__ void merge_kernel(const pc_paged_attention_args a, Bug bug, int64_t part_len,
-                             int64_t max_parts, const float* ws_max, const float* ws_sum,
-                             const float* ws_out) {
-  const int64_t head = blockIdx.x, seq = blockIdx.y, hs = a.cache.head_size;
+__global__ void merge_kernel(const AttentionParams a, Bug bug, int64_t part_len, int64_t max_parts,
+                             const float* ws_max, const float* ws_sum, const float* ws_out) {
+  const int64_t head = blockIdx.x, seq = blockIdx.y, hs = a.head_size;
   const int64_t ctx = used_context(a, bug, seq);
-  const int64_t parts = (ctx + part_len - 1) / part_len;
+  const int64_t parts =
+      bug == Bug::kPartitionsFromBound ? max_parts : (ctx + part_len - 1) / part_len;
   const int64_t base = (seq * a.num_heads + head) * max_parts;
   float global = -INFINITY;
   for (int64_t j = 0; j < parts; ++j) global = fmaxf(global, ws_max[base + j]);
@@ -164,16 +185,16 @@ __global__ void merge_kernel(const pc_paged_attention_args a, Bug bug, int64_t p
   }
 }
 
-int64_t max_partitions(const pc_paged_attention_args& a) {
+int64_t max_partitions(const AttentionParams& a) {
   return (a.max_context_len + kPlantedPartition - 1) / kPlantedPartition;
 }
 
 template <typename T>
-const char* launch(const pc_paged_attention_args& a, Bug bug, bool split, void* workspace,
+const char* launch(const AttentionParams& a, Bug bug, bool split, void* workspace,
                    cudaStream_t stream) {
   const int64_t part_len = split ? kPlantedPartition : a.max_context_len;
   const int64_t parts = split ? max_partitions(a) : 1;
-  const std::size_t shared = static_cast<std::size_t>(a.cache.head_size + part_len) * sizeof(float);
+  const std::size_t shared = static_cast<std::size_t>(a.head_size + part_len) * sizeof(float);
   const dim3 grid(static_cast<unsigned>(a.num_heads), static_cast<unsigned>(a.num_seqs),
                   static_cast<unsigned>(parts));
   float* ws = static_cast<float*>(workspace);
@@ -195,18 +216,18 @@ const char* launch(const pc_paged_attention_args& a, Bug bug, bool split, void* 
 
 }  // namespace
 
-size_t planted_attention_workspace(const pc_paged_attention_args& a, bool split) {
+size_t planted_attention_workspace(const AttentionParams& a, bool split) {
   if (!split) return 0;
   const int64_t slots = a.num_seqs * a.num_heads * max_partitions(a);
-  return static_cast<size_t>(slots * (2 + a.cache.head_size)) * sizeof(float);
+  return static_cast<size_t>(slots * (2 + a.head_size)) * sizeof(float);
 }
 
 int64_t planted_max_context() {
   return kSharedFloats - 256;
 }
 
-const char* launch_planted_attention(const pc_paged_attention_args& a, Bug bug, bool split,
-                                     void* workspace, void* stream) {
+const char* launch_planted_attention(const AttentionParams& a, Bug bug, bool split, void* workspace,
+                                     void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   switch (a.dtype) {
     case PC_DTYPE_FLOAT32:
@@ -215,8 +236,9 @@ const char* launch_planted_attention(const pc_paged_attention_args& a, Bug bug, 
       return launch<__half>(a, bug, split, workspace, s);
     case PC_DTYPE_BFLOAT16:
       return launch<__nv_bfloat16>(a, bug, split, workspace, s);
+    default:
+      return "unsupported dtype";
   }
-  return "unsupported dtype";
 }
 
 }  // namespace pagecheck::verify::planted

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "common/vec.cuh"
-#include "pagecheck/plugin.h"
+#include "planted_kernels.h"
 
 namespace pagecheck::verify::planted {
 
@@ -27,17 +27,12 @@ __device__ __forceinline__ float load(const void* base, int64_t index) {
   return to_float(static_cast<const T*>(base)[index]);
 }
 
-/// Element offset of key[block][head][d / x][slot][d % x] (64-bit).
-__device__ __forceinline__ int64_t key_offset(const pc_cache_layout& c, int64_t block, int64_t head,
-                                              int64_t d, int64_t slot) {
-  return block * c.key_stride_block + head * c.key_stride_head + (d / c.x) * c.key_stride_group +
-         slot * c.key_stride_slot + d % c.x;
-}
-
-/// Element offset of value[block][head][d][slot] (64-bit).
-__device__ __forceinline__ int64_t value_offset(const pc_cache_layout& c, int64_t block,
-                                                int64_t head, int64_t d, int64_t slot) {
-  return block * c.value_stride_block + head * c.value_stride_head + d * c.value_stride_dim + slot;
+/// Element offset of element (block, head, slot, dim) of a cache tensor with strides `s`
+/// (64-bit; the ABI's formula, pagecheck/plugin.h).
+__device__ __forceinline__ int64_t cache_offset(const CacheStrides& s, int64_t block, int64_t head,
+                                                int64_t slot, int64_t dim) {
+  return block * s.block + head * s.head + slot * s.slot + (dim / s.dim_split) * s.group +
+         (dim % s.dim_split) * s.dim;
 }
 
 /// The planted 32-bit variants: the same sums wrapped to 32 bits (as int arithmetic would).

@@ -1,9 +1,13 @@
-/// Registration of the planted variants through the plugin ABI (into the self-test's registry).
+/// Registration of the planted variants through the plugin ABI v2 (into the self-test's registry),
+/// their can_implement, and their params filled from the version-2 arguments.
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <string>
 
+#include "common/host_checks.h"
+#include "pagecheck/plugin_read.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/planted.h"
 #include "planted_kernels.h"
@@ -34,11 +38,17 @@ const std::map<std::string, PlantedDef>& definitions() {
       {"planted_offset_32bit", {Bug::kOffset32, false}},
       {"planted_missing_syncthreads", {Bug::kMissingSyncthreads, false}},
       {"planted_race_atomic_values", {Bug::kAtomicValueRace, false}},
+      {"planted_table_stride_from_width", {Bug::kTableStrideFromWidth, false}},
+      {"planted_finite_mask_sentinel", {Bug::kFiniteMaskSentinel, false}},
+      {"planted_partitions_from_bound", {Bug::kPartitionsFromBound, true}},
+      {"planted_gqa_group_le8", {Bug::kGqaGroupLe8, false}},
       {"planted_control_gather", {Bug::kNone, false}},
       {"planted_gather_reads_slot_minus1", {Bug::kGatherSlotMinus1, false}},
       {"planted_gather_x_split_offset", {Bug::kGatherXSplitOffset, false}},
+      {"planted_gather_one_block_per_token", {Bug::kCopyOneBlockPerToken, false}},
       {"planted_control_reshape", {Bug::kNone, false}},
       {"planted_reshape_writes_slot_minus1", {Bug::kReshapeSlotMinus1, false}},
+      {"planted_reshape_one_block_per_token", {Bug::kCopyOneBlockPerToken, false}},
   };
   return defs;
 }
@@ -52,56 +62,177 @@ pc_status fail(char* msg, size_t len, const char* text, pc_status status) {
   return status;
 }
 
-pc_status attention_can_implement(const pc_variant* self, const void* args, char* msg, size_t len) {
-  const auto* a = static_cast<const pc_paged_attention_args*>(args);
-  if (a->num_seqs > 65535 || a->num_heads > 65535) {
+pc_status attention_can_implement(const pc_variant* self, const pc_device_info*, const void* raw,
+                                  char* msg, size_t len) {
+  const auto* args = static_cast<const pc_paged_attention_args*>(raw);
+  if (args == nullptr) return fail(msg, len, "args is NULL", PC_STATUS_INVALID_ARGUMENT);
+  const pc_paged_attention_args a = abi::read(*args);
+  const kernels::KernelStatus st =
+      kernels::first_failure(kernels::require_struct_size(args->struct_size, "args"),
+                             kernels::require_struct_size(a.cache.struct_size, "args.cache"),
+                             kernels::require_struct_size(a.batch.struct_size, "args.batch"),
+                             kernels::require_struct_size(a.features.struct_size, "args.features"));
+  if (!st.ok()) return kernels::report(st, msg, len);
+  kernels::KernelStatus subset = kernels::check_plain_cache(a.cache, a.dtype);
+  if (subset.ok()) subset = kernels::check_decode_batch(a.batch, a.features);
+  if (!subset.ok()) return kernels::report(subset, msg, len);
+  if (a.batch.num_seqs > 65535 || a.num_heads > 65535) {
     return fail(msg, len, "more than 65535 sequences or heads", PC_STATUS_UNSUPPORTED);
   }
-  if (!def_of(self).split && a->max_context_len > planted::planted_max_context()) {
+  if (!def_of(self).split && a.batch.max_context_len > planted::planted_max_context()) {
     return fail(msg, len, "context longer than the shared-memory logits buffer",
                 PC_STATUS_UNSUPPORTED);
   }
   return PC_STATUS_OK;
 }
 
-size_t attention_workspace(const pc_variant* self, const void* args) {
-  return planted::planted_attention_workspace(*static_cast<const pc_paged_attention_args*>(args),
-                                              def_of(self).split);
+size_t attention_workspace(const pc_variant* self, const pc_device_info*, const void* args) {
+  return planted::planted_attention_workspace(
+      planted::attention_params(*static_cast<const pc_paged_attention_args*>(args)),
+      def_of(self).split);
 }
 
-pc_status attention_launch(const pc_variant* self, const void* args, void* workspace, void* stream,
-                           char* msg, size_t len) {
-  const char* err =
-      planted::launch_planted_attention(*static_cast<const pc_paged_attention_args*>(args),
-                                        def_of(self).bug, def_of(self).split, workspace, stream);
+pc_status attention_launch(const pc_variant* self, const pc_device_info*, const void* args,
+                           void* workspace, void* stream, char* msg, size_t len) {
+  const char* err = planted::launch_planted_attention(
+      planted::attention_params(*static_cast<const pc_paged_attention_args*>(args)),
+      def_of(self).bug, def_of(self).split, workspace, stream);
   return err[0] == '\0' ? PC_STATUS_OK : fail(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
-pc_status copy_can_implement(const pc_variant*, const void* args, char* msg, size_t len) {
-  // num_tokens is the first int64 after the dtype in both copy argument structs.
-  const auto* g = static_cast<const pc_gather_args*>(args);
-  if (g->num_tokens > 0x7fffffff) return fail(msg, len, "too many tokens", PC_STATUS_UNSUPPORTED);
+/// can_implement of both copy directions (`args` already read with abi::read).
+pc_status copy_can_implement(const pc_kv_cache& cache, pc_dtype dtype, int64_t num_tokens,
+                             int32_t dequantize, char* msg, size_t len) {
+  kernels::KernelStatus st = kernels::require_struct_size(cache.struct_size, "args.cache");
+  if (st.ok()) st = kernels::check_plain_cache(cache, dtype);
+  if (!st.ok()) return kernels::report(st, msg, len);
+  if (dequantize != 0) return fail(msg, len, "no dequantizing gather", PC_STATUS_UNSUPPORTED);
+  if (num_tokens > 0x7fffffff) return fail(msg, len, "too many tokens", PC_STATUS_UNSUPPORTED);
   return PC_STATUS_OK;
 }
 
-pc_status gather_launch(const pc_variant* self, const void* args, void*, void* stream, char* msg,
-                        size_t len) {
-  const char* err = planted::launch_planted_gather(*static_cast<const pc_gather_args*>(args),
-                                                   def_of(self).bug, stream);
+pc_status gather_can_implement(const pc_variant*, const pc_device_info*, const void* raw, char* msg,
+                               size_t len) {
+  const auto* args = static_cast<const pc_gather_args*>(raw);
+  if (args == nullptr || args->struct_size == 0) {
+    return fail(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
+  }
+  const pc_gather_args a = abi::read(*args);
+  return copy_can_implement(a.cache, a.dtype, a.num_tokens, a.dequantize, msg, len);
+}
+
+pc_status reshape_can_implement(const pc_variant*, const pc_device_info*, const void* raw,
+                                char* msg, size_t len) {
+  const auto* args = static_cast<const pc_reshape_and_cache_args*>(raw);
+  if (args == nullptr || args->struct_size == 0) {
+    return fail(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
+  }
+  const pc_reshape_and_cache_args a = abi::read(*args);
+  return copy_can_implement(a.cache, a.dtype, a.num_tokens, 0, msg, len);
+}
+
+pc_status gather_launch(const pc_variant* self, const pc_device_info*, const void* args, void*,
+                        void* stream, char* msg, size_t len) {
+  const char* err = planted::launch_planted_gather(
+      planted::gather_params(*static_cast<const pc_gather_args*>(args)), def_of(self).bug, stream);
   return err[0] == '\0' ? PC_STATUS_OK : fail(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
-pc_status reshape_launch(const pc_variant* self, const void* args, void*, void* stream, char* msg,
-                         size_t len) {
+pc_status reshape_launch(const pc_variant* self, const pc_device_info*, const void* args, void*,
+                         void* stream, char* msg, size_t len) {
   const char* err = planted::launch_planted_reshape(
-      *static_cast<const pc_reshape_and_cache_args*>(args), def_of(self).bug, stream);
+      planted::reshape_params(*static_cast<const pc_reshape_and_cache_args*>(args)),
+      def_of(self).bug, stream);
   return err[0] == '\0' ? PC_STATUS_OK : fail(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
 constexpr int32_t kHeadSizes[] = {64, 80, 96, 112, 128, 192, 256};
 constexpr int32_t kBlockSizes[] = {8, 16, 32};
+constexpr int32_t kSplitPartitionSizes[] = {static_cast<int32_t>(planted::kPlantedPartition)};
+constexpr uint32_t kDtypes =
+    (1u << PC_DTYPE_FLOAT32) | (1u << PC_DTYPE_FLOAT16) | (1u << PC_DTYPE_BFLOAT16);
+/// The built-in variants' layout capabilities (kernels/src/builtin_variants.cpp).
+constexpr uint64_t kLayoutCaps = PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE | PC_CAP_STRIDED_OUTPUT |
+                                 PC_CAP_CACHE_PAD_SHARED | PC_CAP_CACHE_PAD;
 
 }  // namespace
+
+namespace planted {
+
+AttentionParams attention_params(const pc_paged_attention_args& args) {
+  const pc_paged_attention_args a = abi::read(args);
+  AttentionParams p{};
+  p.query = a.query;
+  p.query_stride_seq = a.query_stride_token;  // one query row per sequence (decode)
+  p.query_stride_head = a.query_stride_head;
+  p.key_cache = a.key_cache;
+  p.value_cache = a.value_cache;
+  p.key = a.cache.key;
+  p.value = a.cache.value;
+  p.num_kv_heads = a.cache.num_kv_heads;
+  p.head_size = a.cache.head_size;
+  p.block_size = a.cache.block_size;
+  p.block_table = a.batch.block_table;
+  p.block_table_stride = a.batch.block_table_stride;
+  p.max_blocks_per_seq = a.batch.max_blocks_per_seq;
+  p.context_lens = a.batch.context_lens;
+  p.alibi_slopes = a.features.alibi_slopes;
+  p.out = a.out;
+  p.out_stride_seq = a.out_stride_token;
+  p.out_stride_head = a.out_stride_head;
+  p.num_seqs = a.batch.num_seqs;
+  p.num_heads = a.num_heads;
+  p.max_context_len = a.batch.max_context_len;
+  p.scale = a.scale;
+  p.dtype = a.dtype;
+  return p;
+}
+
+namespace {
+CopyParams cache_side(pc_dtype dtype, int64_t num_tokens, const pc_kv_cache& c, void* key_cache,
+                      void* value_cache, const int64_t* slot_mapping) {
+  CopyParams p{};
+  p.dtype = dtype;
+  p.num_tokens = num_tokens;
+  p.key_cache = key_cache;
+  p.value_cache = value_cache;
+  p.key_strides = c.key;
+  p.value_strides = c.value;
+  p.num_kv_heads = c.num_kv_heads;
+  p.head_size = c.head_size;
+  p.block_size = c.block_size;
+  p.slot_mapping = slot_mapping;
+  return p;
+}
+}  // namespace
+
+CopyParams gather_params(const pc_gather_args& args) {
+  const pc_gather_args a = abi::read(args);
+  CopyParams p = cache_side(a.dtype, a.num_tokens, a.cache, const_cast<void*>(a.key_cache),
+                            const_cast<void*>(a.value_cache), a.slot_mapping);
+  p.key = a.key_out;
+  p.key_stride_token = a.key_stride_token;
+  p.key_stride_head = a.key_stride_head;
+  p.value = a.value_out;
+  p.value_stride_token = a.value_stride_token;
+  p.value_stride_head = a.value_stride_head;
+  return p;
+}
+
+CopyParams reshape_params(const pc_reshape_and_cache_args& args) {
+  const pc_reshape_and_cache_args a = abi::read(args);
+  CopyParams p =
+      cache_side(a.dtype, a.num_tokens, a.cache, a.key_cache, a.value_cache, a.slot_mapping);
+  p.key = const_cast<void*>(a.key);
+  p.key_stride_token = a.key_stride_token;
+  p.key_stride_head = a.key_stride_head;
+  p.value = const_cast<void*>(a.value);
+  p.value_stride_token = a.value_stride_token;
+  p.value_stride_head = a.value_stride_head;
+  return p;
+}
+
+}  // namespace planted
 
 bool planted_variants_available() {
   return true;
@@ -110,28 +241,47 @@ bool planted_variants_available() {
 void register_planted_variants(VariantRegistry& registry) {
   for (const PlantedVariant& p : planted_catalogue()) {
     const PlantedDef& def = definitions().at(p.name);
+    // The built-in variants' declaration (kernels/src/builtin_variants.cpp): float32 / float16 /
+    // bfloat16 with a cache of the same dtype, x-split without scales, decode only, no context
+    // length 0, strict float32, deterministic (the race variant's claim is its bug).
     pc_variant v{};
+    v.struct_size = sizeof v;
     v.name = p.name.c_str();
     v.description = p.description.c_str();
     v.family = p.family;
-    v.dtype_mask = 0x7u;
+    v.dtype_mask = kDtypes;
+    v.kv_dtype_mask = 0;
+    v.cache_kind_mask = 1u << PC_CACHE_X_SPLIT;
+    v.scale_kind_mask = 1u << PC_SCALE_NONE;
     v.head_sizes = kHeadSizes;
     v.num_head_sizes = static_cast<int32_t>(std::size(kHeadSizes));
     v.block_sizes = kBlockSizes;
     v.num_block_sizes = static_cast<int32_t>(std::size(kBlockSizes));
-    v.caps = PC_CAP_ALIBI | PC_CAP_STRIDED_TOKENS | PC_CAP_PADDED_CACHE;
+    v.caps = kLayoutCaps;
+    if (p.family == PC_FAMILY_PAGED_ATTENTION) v.caps |= PC_CAP_ALIBI;
     // The large-cache case runs where it matters: the 64-bit control and the 32-bit bug.
     if (p.name == "planted_control_v1" || p.name == "planted_offset_32bit") {
       v.caps |= PC_CAP_LARGE_CACHE;
     }
+    v.max_query_len = 1;
+    if (def.split) {
+      v.partition_sizes = kSplitPartitionSizes;
+      v.num_partition_sizes = static_cast<int32_t>(std::size(kSplitPartitionSizes));
+    }
+    v.precision.struct_size = sizeof(pc_precision);
+    v.context0 = PC_CONTEXT0_UNSUPPORTED;
+    v.nondeterministic = 0;
     v.user_data = const_cast<PlantedDef*>(&def);
     if (p.family == PC_FAMILY_PAGED_ATTENTION) {
       v.can_implement = attention_can_implement;
       v.workspace_bytes = attention_workspace;
       v.launch = attention_launch;
+    } else if (p.family == PC_FAMILY_GATHER_CACHED_KV) {
+      v.can_implement = gather_can_implement;
+      v.launch = gather_launch;
     } else {
-      v.can_implement = copy_can_implement;
-      v.launch = p.family == PC_FAMILY_GATHER_CACHED_KV ? gather_launch : reshape_launch;
+      v.can_implement = reshape_can_implement;
+      v.launch = reshape_launch;
     }
     registry.add(v, "planted");
   }

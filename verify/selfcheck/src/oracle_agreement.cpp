@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 namespace pagecheck::verify {
 namespace {
@@ -26,28 +28,29 @@ bool adjacent(DType dtype, uint32_t a, uint32_t b) {
   return (a > b ? a - b : b - a) == 1;
 }
 
-/// |difference| / tolerance, infinite for a non-finite difference.
+/// |difference| / tolerance: 0 for equal values (infinities of one sign included), infinite
+/// for any other non-finite difference.
 double ratio(double a, double b, double tolerance) {
+  if (a == b) return 0;
   const double diff = std::fabs(a - b);
   return std::isfinite(diff) ? diff / tolerance : std::numeric_limits<double>::infinity();
 }
 
 }  // namespace
 
-double output_tolerance(double expected, int64_t head_size, int64_t context_len,
+double output_tolerance(double expected, int64_t head_size, int64_t attended,
                         double logit_magnitude, double value_magnitude) {
   return kOracleRelTolerance * std::max(std::fabs(expected), kOracleRelFloor) +
          2 * kUnitRoundoff * value_magnitude *
              (std::sqrt(static_cast<double>(head_size)) * logit_magnitude +
-              std::sqrt(static_cast<double>(context_len)));
+              std::sqrt(static_cast<double>(attended)));
 }
 
-double lse_tolerance(double expected, int64_t head_size, int64_t context_len,
-                     double logit_magnitude) {
+double lse_tolerance(double expected, int64_t head_size, int64_t attended, double logit_magnitude) {
   return kOracleRelTolerance * std::max(std::fabs(expected), 1.0) +
          2 * kUnitRoundoff *
              (std::sqrt(static_cast<double>(head_size)) * logit_magnitude +
-              std::sqrt(static_cast<double>(context_len)));
+              std::sqrt(static_cast<double>(attended)));
 }
 
 bool storage_rounding_agrees(DType dtype, double exact_a, double exact_b, const std::byte* a,
@@ -93,21 +96,31 @@ AttentionAgreement compare_with_oracle(const ref::PagedAttentionProblem& problem
                                        const oracle::OracleAttention& oracle) {
   AttentionAgreement a;
   const int64_t hs = reference.head_size;
+  if (reference.num_rows != oracle.num_rows || reference.num_heads != oracle.num_heads ||
+      hs != oracle.head_size) {
+    throw std::invalid_argument(
+        "compare_with_oracle: the reference's shape [" + std::to_string(reference.num_rows) + ", " +
+        std::to_string(reference.num_heads) + ", " + std::to_string(hs) +
+        "] differs from the oracle's [" + std::to_string(oracle.num_rows) + ", " +
+        std::to_string(oracle.num_heads) + ", " + std::to_string(oracle.head_size) + "]");
+  }
   const std::vector<double> expected = oracle.out_double();
-  a.out = ref::compare(expected, reference.out, {reference.num_seqs, reference.num_heads, hs},
+  a.out = ref::compare(expected, reference.out, {reference.num_rows, reference.num_heads, hs},
                        kOracleRelFloor);
-  for (int64_t row = 0; row < reference.num_seqs * reference.num_heads; ++row) {
-    const int64_t ctx = problem.context_lens.at(row / reference.num_heads);
+  for (int64_t row = 0; row < reference.num_rows * reference.num_heads; ++row) {
+    const int64_t attended = oracle.attended.at(row / reference.num_heads);
     const double logit_mag = static_cast<double>(oracle.logit_magnitude.at(row));
     const double value_mag = static_cast<double>(oracle.value_magnitude.at(row));
     const double lse = static_cast<double>(oracle.lse.at(row));
-    a.lse_worst_ratio = std::max(a.lse_worst_ratio, ratio(reference.lse.at(row), lse,
-                                                          lse_tolerance(lse, hs, ctx, logit_mag)));
+    a.lse_worst_ratio =
+        std::max(a.lse_worst_ratio,
+                 ratio(reference.lse.at(row), lse, lse_tolerance(lse, hs, attended, logit_mag)));
     for (int64_t d = 0; d < hs; ++d) {
       const int64_t i = row * hs + d;
-      a.out_worst_ratio = std::max(
-          a.out_worst_ratio, ratio(reference.out[i], expected[i],
-                                   output_tolerance(expected[i], hs, ctx, logit_mag, value_mag)));
+      a.out_worst_ratio =
+          std::max(a.out_worst_ratio,
+                   ratio(reference.out[i], expected[i],
+                         output_tolerance(expected[i], hs, attended, logit_mag, value_mag)));
     }
   }
   const std::vector<std::byte> ref_storage = reference.out_storage(problem.dtype);

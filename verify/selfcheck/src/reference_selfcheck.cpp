@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -19,7 +20,10 @@ namespace {
 constexpr int64_t kHeadSizes[] = {64, 80, 96, 112, 128, 192, 256, 16, 32};
 constexpr int64_t kBlockSizes[] = {8, 16, 32};
 constexpr DType kDTypes[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
+constexpr ref::CacheKind kKinds[] = {ref::CacheKind::kXSplit, ref::CacheKind::kNHD,
+                                     ref::CacheKind::kHND};
 constexpr double kSpreads[] = {0.5, 1.0, 2.0, 3.0};
+constexpr float kSoftCaps[] = {5.0f, 30.0f, 50.0f};
 
 /// Picks an element of a small array.
 template <typename T, std::size_t N>
@@ -27,15 +31,25 @@ T pick(std::mt19937_64& rng, const T (&values)[N]) {
   return values[rng() % N];
 }
 
-/// Rotation index k of the case inside its family: dtype and head size rotate so that every
-/// (dtype, head size) pair appears within 27 cases of a family.
+/// Rotation of case k = index / 3 inside its family: dtype and head size rotate so that every
+/// (dtype, head size) pair appears within 27 cases of a family, every (dtype, cache kind) pair
+/// within 9; every fourth case (from the second) has an e4m3 cache and every eighth (from the
+/// fourth) an e5m2 one, their scales alternating between per tensor and per kv head.
 struct Rotation {
   DType dtype;
   int64_t head_size;
+  ref::CacheKind kind;
+  std::optional<DType> cache_dtype;
+  ref::ScaleKind scale_kind = ref::ScaleKind::kNone;
 };
 Rotation rotate(int index) {
   const int k = index / 3;
-  return {kDTypes[(k + k / 9) % 3], kHeadSizes[k % 9]};
+  Rotation r{kDTypes[(k + k / 9) % 3], kHeadSizes[k % 9], kKinds[(k / 3) % 3], std::nullopt};
+  if (k % 4 == 1 || k % 8 == 3) {
+    r.cache_dtype = k % 4 == 1 ? DType::kFloat8E4M3 : DType::kFloat8E5M2;
+    r.scale_kind = (k / 4) % 2 == 0 ? ref::ScaleKind::kPerTensor : ref::ScaleKind::kPerKvHead;
+  }
+  return r;
 }
 
 AttentionSpec attention_spec(std::mt19937_64& rng, int index) {
@@ -43,17 +57,34 @@ AttentionSpec attention_spec(std::mt19937_64& rng, int index) {
   AttentionSpec spec;
   spec.dtype = r.dtype;
   spec.head_size = r.head_size;
+  spec.kind = r.kind;
+  spec.cache_dtype = r.cache_dtype;
+  spec.scale_kind = r.scale_kind;
+  spec.combined = rng() % 4 == 0;
   spec.block_size = pick(rng, kBlockSizes);
   const int64_t groups[] = {1, 2, 4};
   spec.num_kv_heads = pick(rng, groups);
   spec.num_heads = spec.num_kv_heads * (index % 4 == 0 ? 4 : pick(rng, groups));
   if (index % 5 == 0) spec.num_kv_heads = 1;  // MQA
   const int32_t bs = static_cast<int32_t>(spec.block_size);
-  // Edge lengths every time, plus one random length up to four blocks.
+  // Edge lengths every time, plus one random length up to four blocks, and now and then a
+  // padding row (context 0).
   spec.context_lens = {1, bs, bs - 1 > 0 ? bs - 1 : 1, bs + 1,
                        static_cast<int32_t>(1 + rng() % (4 * spec.block_size))};
+  if (index % 7 == 0) spec.context_lens.push_back(0);
   std::shuffle(spec.context_lens.begin(), spec.context_lens.end(), rng);
+  // Half the cases decode; the others have 1..8 new tokens per sequence (any for context 0).
+  if (rng() % 2 == 0) {
+    for (int32_t ctx : spec.context_lens) {
+      const int32_t q = static_cast<int32_t>(1 + rng() % 8);
+      spec.query_lens.push_back(ctx == 0 ? q : std::min(q, ctx));
+    }
+  }
   spec.alibi = (index / 3) % 2 == 1;
+  spec.sinks = rng() % 3 == 0;
+  spec.window = rng() % 3 == 0 ? static_cast<int64_t>(1 + rng() % (2 * spec.block_size)) : 0;
+  spec.soft_cap = rng() % 4 == 0 ? pick(rng, kSoftCaps) : 0.0f;
+  spec.causal = rng() % 5 != 0;
   spec.share_prefix = rng() % 3 == 0;
   spec.extra_blocks = static_cast<int64_t>(rng() % 4);
   spec.extra_table_cols = static_cast<int64_t>(rng() % 3);
@@ -69,6 +100,16 @@ CopySpec copy_spec(std::mt19937_64& rng, int index) {
   CopySpec spec;
   spec.dtype = r.dtype;
   spec.head_size = r.head_size;
+  spec.kind = r.kind;
+  spec.cache_dtype = r.cache_dtype;
+  spec.scale_kind = r.scale_kind;
+  // An fp8 gather converts (dequantize) or, every other time, hands out the raw codes.
+  if (r.cache_dtype && (index / 3) % 8 < 4) {
+    spec.dequantize = index % 3 == 1;
+  } else if (r.cache_dtype) {
+    spec.dtype = *r.cache_dtype;
+  }
+  spec.combined = rng() % 4 == 0;
   spec.block_size = pick(rng, kBlockSizes);
   const int64_t kv_heads[] = {1, 2, 4, 8};
   spec.num_kv_heads = pick(rng, kv_heads);

@@ -4,6 +4,8 @@
 
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "pagecheck/verify/reference_selfcheck.h"
 
@@ -13,24 +15,30 @@ namespace {
 TEST(ReferenceSelfcheck, DefaultRunPassesAndCoversEverything) {
   const verify::SelfcheckReport report = verify::run_reference_selfcheck(1, 64);
   ASSERT_EQ(report.cases.size(), 64u);
-  std::set<std::string> families, dtypes;
-  bool saw_alibi = false, saw_mqa = false;
+  std::set<std::string> families, dtypes, seen;
+  // Words of the case names (AttentionSpec / CopySpec::describe) every run must contain.
+  const std::vector<std::string> features = {
+      "alibi",      "/1 ctx",      " nhd",      " hnd",       "kv fp8_e4m3", "kv fp8_e5m2",
+      "per_tensor", "per_kv_head", "combined",  "dequantize", " q [",        "sinks",
+      "window",     "cap",         "noncausal", ",0",         "shared",      "pad"};
   for (const auto& c : report.cases) {
     EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
     EXPECT_FALSE(c.detail.empty()) << c.name;
     EXPECT_GE(c.seconds, 0.0);
     families.insert(c.family);
     for (const char* dtype : {"float32", "float16", "bfloat16"}) {
-      if (c.name.find(dtype) != std::string::npos) dtypes.insert(c.family + "/" + dtype);
+      if (c.name.find(dtype + std::string(" h")) != std::string::npos) {
+        dtypes.insert(c.family + "/" + dtype);
+      }
     }
-    saw_alibi |= c.name.find("alibi") != std::string::npos;
-    saw_mqa |= c.name.find("/1 ctx") != std::string::npos;
+    for (const std::string& f : features) {
+      if (c.name.find(f) != std::string::npos) seen.insert(f);
+    }
   }
   EXPECT_TRUE(report.all_passed());
   EXPECT_EQ(families.size(), 3u);
   EXPECT_EQ(dtypes.size(), 9u);  // every family with every dtype
-  EXPECT_TRUE(saw_alibi);
-  EXPECT_TRUE(saw_mqa);
+  for (const std::string& f : features) EXPECT_TRUE(seen.count(f)) << "no case has \"" << f << "\"";
 }
 
 TEST(ReferenceSelfcheck, SameSeedSameCases) {

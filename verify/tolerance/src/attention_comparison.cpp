@@ -24,7 +24,7 @@ std::string AttentionComparison::describe() const {
   } else {
     os << violations << " of " << metrics.count << " elements over tolerance";
   }
-  os << "; worst (seq,head,dim)=" << coord_text(worst) << " expected " << worst_expected << " got "
+  os << "; worst (row,head,dim)=" << coord_text(worst) << " expected " << worst_expected << " got "
      << worst_actual << " tol " << worst_tolerance << "; max_abs=" << metrics.max_abs
      << " max_rel=" << metrics.max_rel << " rel_norm=" << metrics.rel_norm;
   if (metrics.num_nonfinite > 0) os << " (" << metrics.num_nonfinite << " non-finite)";
@@ -36,25 +36,28 @@ AttentionComparison compare_attention(const ref::PagedAttentionProblem& problem,
                                       const std::vector<double>& tolerance,
                                       const std::vector<std::byte>& actual) {
   const int64_t hs = problem.head_size();
-  const int64_t count = problem.num_seqs * problem.num_heads * hs;
+  const int64_t rows = problem.batch.num_query_tokens();
+  const int64_t count = rows * problem.num_heads * hs;
   const std::size_t size = dtype_size(problem.dtype);
   if (static_cast<int64_t>(actual.size()) != count * static_cast<int64_t>(size) ||
       static_cast<int64_t>(tolerance.size()) != count ||
       static_cast<int64_t>(reference.out.size()) != count) {
     throw std::invalid_argument(
         "compare_attention: output, tolerance or reference size differs "
-        "from num_seqs * num_heads * head_size = " +
+        "from num_rows * num_heads * head_size = " +
         std::to_string(count));
   }
   std::vector<double> got(count);
   for (int64_t i = 0; i < count; ++i) got[i] = load_element(problem.dtype, actual.data(), i);
   AttentionComparison c;
-  c.metrics = ref::compare(reference.out, got, {problem.num_seqs, problem.num_heads, hs}, 1e-3);
+  c.metrics = ref::compare(reference.out, got, {rows, problem.num_heads, hs}, 1e-3);
   c.max_ratio = -1;
   for (int64_t i = 0; i < count; ++i) {
     const double err = std::fabs(got[i] - reference.out[i]);
-    const double ratio =
-        std::isfinite(got[i]) ? err / tolerance[i] : std::numeric_limits<double>::infinity();
+    // A zero tolerance (a row that attends nothing: exactly 0) is met only by an exact value.
+    const double ratio = !std::isfinite(got[i]) ? std::numeric_limits<double>::infinity()
+                         : err == 0             ? 0.0
+                                                : err / tolerance[i];
     if (!(ratio <= 1.0)) ++c.violations;
     if (ratio > c.max_ratio) {
       c.max_ratio = ratio;

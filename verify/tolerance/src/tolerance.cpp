@@ -1,4 +1,5 @@
-/// The attention error model of docs/tolerances.md, evaluated per output element.
+/// The attention error model of docs/tolerances.md, evaluated per output element under the
+/// variant's declared precision.
 #include "pagecheck/verify/tolerance.h"
 
 #include <algorithm>
@@ -11,94 +12,117 @@
 #include <string>
 #include <thread>
 
+#include "row_logits.h"
+
 namespace pagecheck::verify {
 namespace {
 
-/// Significand bits including the implicit one, and the smallest normal exponent.
-int precision_bits(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return 24;
-    case DType::kFloat16:
-      return 11;
-    case DType::kBFloat16:
-      return 8;
-  }
-  return 24;
-}
-
-int min_normal_exponent(DType dtype) {
-  return dtype == DType::kFloat16 ? -14 : -126;
-}
-
-/// Absolute rounding error bound of one tiny weight: half the float16 subnormal spacing, or
-/// the smallest float32/bfloat16 normal (a kernel may flush subnormal weights to zero).
-double tiny_weight_error(DType dtype) {
-  return dtype == DType::kFloat16 ? std::ldexp(1.0, -25) : std::ldexp(1.0, -126);
-}
-
 constexpr double kU32 = 0x1.0p-24;
 
-/// Computes the tolerance of one (sequence, kv head) group.
+/// Absolute rounding error bound of one tiny intermediate in the storage dtype: half the
+/// float16 subnormal spacing, or the smallest float32/bfloat16 normal (a kernel may flush
+/// those subnormals to zero).
+double tiny_error(DType dtype) {
+  const DTypeInfo& info = dtype_info(dtype);
+  return dtype == DType::kFloat16 ? info.min_normal * unit_roundoff(dtype) : info.min_normal;
+}
+
+/// Sums of one output element over the attended keys (and the sink): the magnitudes of
+/// docs/tolerances.md.
+struct Sums {
+  double s1 = 0, s2 = 0, s3 = 0, vmax = 0;
+};
+
+/// The bound of one element with sums `s`, `T` attended keys, head size `D`, dot-product
+/// magnitude `big_l`, soft-cap `cap` (0 = none), `f8` = 1 for an fp8 cache, logit scale
+/// `scale` and reference value `o`; `n` holds the declaration's rounding counts.
+double element_tolerance(const ToleranceModel& m, DType dtype, const PrecisionTerms& n,
+                         const Sums& s, double T, double D, double big_l, double cap, double f8,
+                         double scale, double o) {
+  const double us = unit_roundoff(dtype), eta = tiny_error(dtype);
+  // Float32 arithmetic (steps 1-4), with the safety factor.
+  const double delta = kU32 * (D + 4.0 + f8) * big_l;
+  double a = m.safety * (kU32 * (2.0 * T + 16.0 + f8) * s.s1 +
+                         (2.0 * delta + m.c_tanh * kU32 * cap + m.c_exp * kU32) * s.s2 +
+                         m.c_arg * kU32 * s.s3 + std::ldexp(1.0, -126) * T * s.vmax);
+  // Declared roundings to the storage dtype (step 5): exact first-order counts, no safety.
+  if (n.logit > 0) {
+    const double ds = n.logit * (us * big_l + eta * std::max(1.0, scale)) / (1.0 - n.logit * us);
+    a += std::expm1(2.0 * ds) * s.s2;
+  }
+  if (n.value + n.weight > 0) {
+    a +=
+        (n.value * s.s1 + n.weight * std::max(s.s1, s.s2)) * us / (1.0 - (n.value + n.weight) * us);
+  }
+  a += n.tiny * eta * T * std::max(1.0, s.vmax);
+  // Final rounding (step 6).
+  return a + 0.5 * ulp(dtype, std::fabs(o) + a);
+}
+
+/// Computes the tolerance of every query row of `seq` for the heads of kv head `kv`.
 void group_tolerance(const ref::PagedAttentionProblem& p, const ref::PagedAttentionResult& r,
                      const ToleranceModel& m, int64_t seq, int64_t kv, std::vector<double>& tol) {
-  const ref::PagedCacheLayout& c = p.cache;
-  const int64_t hs = c.head_size, bs = c.block_size;
-  const int64_t ctx = p.context_lens[seq];
-  const int64_t group = p.num_heads / c.num_kv_heads;
-  std::vector<double> keys(ctx * hs), values(ctx * hs);
-  for (int64_t t = 0; t < ctx; ++t) {
-    const int64_t block = p.block_table[seq * p.max_blocks_per_seq + t / bs];
-    for (int64_t d = 0; d < hs; ++d) {
-      keys[t * hs + d] =
-          load_element(p.dtype, p.key_cache.data(), c.key_offset(block, kv, d, t % bs));
-      values[t * hs + d] =
-          load_element(p.dtype, p.value_cache.data(), c.value_offset(block, kv, d, t % bs));
-    }
-  }
-  const double us = unit_roundoff(p.dtype);
-  const double eta = tiny_weight_error(p.dtype);
-  const double T = static_cast<double>(ctx), D = static_cast<double>(hs);
-  std::vector<double> q(hs), logits(ctx), weights(ctx);
-  for (int64_t j = 0; j < group; ++j) {
-    const int64_t head = kv * group + j;
-    for (int64_t d = 0; d < hs; ++d) {
-      q[d] = load_element(p.dtype, p.query.data(), p.query_layout.offset(seq, head, d));
-    }
-    const double slope = p.alibi_slopes.empty() ? 0.0 : p.alibi_slopes[head];
-    double lmax = -INFINITY, big_l = 0;
-    for (int64_t t = 0; t < ctx; ++t) {
-      double dot = 0, mag = 0;
+  const int64_t hs = p.head_size(), group = p.num_heads / p.num_kv_heads();
+  const detail::GroupValues values = detail::decode_group(p, seq, kv);
+  const double D = static_cast<double>(hs);
+  const double cap = p.features.soft_cap;
+  const double f8 = dtype_info(p.cache.dtype).fp8 ? 1.0 : 0.0;
+  std::vector<double> weights;
+  for (int64_t i = 0; i < p.batch.query_len(seq); ++i) {
+    const int64_t row = p.batch.query_begin(seq) + i;
+    for (int64_t j = 0; j < group; ++j) {
+      const int64_t head = kv * group + j;
+      const detail::RowLogits lr = detail::row_logits(p, values, seq, i, head);
+      double* t_out = tol.data() + (row * p.num_heads + head) * hs;
+      const int64_t n = lr.hi - lr.lo;
+      if (n == 0) {  // attends nothing: the reference's 0, exactly
+        std::fill(t_out, t_out + hs, 0.0);
+        continue;
+      }
+      // Weights from the reference's own normalizer; they must sum to 1 with the sink's.
+      const double lse = r.lse[row * p.num_heads + head];
+      double lmax = lr.has_sink ? lr.sink : -INFINITY, big_l = 0, total = 0;
+      weights.resize(n);
+      for (int64_t t = 0; t < n; ++t) {
+        lmax = std::max(lmax, lr.logits[t]);
+        big_l = std::max(big_l, lr.magnitudes[t]);
+        total += (weights[t] = std::exp(lr.logits[t] - lse));
+      }
+      const double sink_weight = lr.has_sink ? std::exp(lr.sink - lse) : 0.0;
+      total += sink_weight;
+      if (!(std::fabs(total - 1.0) <= 1e-9)) {
+        throw std::runtime_error("attention_tolerance: the reference's lse at (row " +
+                                 std::to_string(row) + ", head " + std::to_string(head) +
+                                 ") gives softmax weights summing to " + std::to_string(total) +
+                                 ", not 1: reference and tolerance model disagree");
+      }
+      const double* out = r.out.data() + (row * p.num_heads + head) * hs;
+      const PrecisionTerms terms = m.precision.terms(hs, n);
+      const double us = unit_roundoff(p.dtype);
+      if (std::max(terms.logit, terms.value + terms.weight) * us >= 0.5) {
+        throw std::invalid_argument("attention_tolerance: precision '" + m.precision.describe() +
+                                    "' rounds " + std::to_string(terms.value + terms.weight) +
+                                    " times per term (" + std::to_string(terms.logit) +
+                                    " per logit) over " + std::to_string(n) +
+                                    " keys: too often for a bound (pagecheck accepts at most '" +
+                                    PrecisionModel::loosest().describe() + "')");
+      }
       for (int64_t d = 0; d < hs; ++d) {
-        dot += q[d] * keys[t * hs + d];
-        mag += std::fabs(q[d] * keys[t * hs + d]);
+        Sums s;
+        for (int64_t t = 0; t < n; ++t) {
+          const double v = values.values[(lr.lo + t - values.lo) * hs + d];
+          const double dv = std::fabs(v - out[d]);
+          s.s1 += weights[t] * std::fabs(v);
+          s.s2 += weights[t] * dv;
+          s.s3 += weights[t] * (lmax - lr.logits[t]) * dv;
+          s.vmax = std::max(s.vmax, std::fabs(v));
+        }
+        // The sink is a key of value 0.
+        s.s2 += sink_weight * std::fabs(out[d]);
+        s.s3 += sink_weight * (lmax - lr.sink) * std::fabs(out[d]);
+        t_out[d] = element_tolerance(m, p.dtype, terms, s, static_cast<double>(n), D, big_l, cap,
+                                     f8, p.scale, out[d]);
       }
-      const double bias = slope * static_cast<double>(t - ctx + 1);
-      logits[t] = p.scale * dot + bias;
-      big_l = std::max(big_l, p.scale * mag + std::fabs(bias));
-      lmax = std::max(lmax, logits[t]);
-    }
-    double z = 0;
-    for (int64_t t = 0; t < ctx; ++t) z += (weights[t] = std::exp(logits[t] - lmax));
-    for (double& w : weights) w /= z;
-    const double delta = kU32 * (D + 4.0) * big_l;
-    const double* out = r.out.data() + (seq * p.num_heads + head) * hs;
-    double* t_out = tol.data() + (seq * p.num_heads + head) * hs;
-    for (int64_t d = 0; d < hs; ++d) {
-      double s1 = 0, s2 = 0, s3 = 0, vmax = 0;
-      for (int64_t t = 0; t < ctx; ++t) {
-        const double v = values[t * hs + d];
-        const double dv = std::fabs(v - out[d]);
-        s1 += weights[t] * std::fabs(v);
-        s2 += weights[t] * dv;
-        s3 += weights[t] * (lmax - logits[t]) * dv;
-        vmax = std::max(vmax, std::fabs(v));
-      }
-      const double a =
-          m.safety * (kU32 * (2.0 * T + 16.0) * s1 + (2.0 * delta + m.c_exp * kU32) * s2 +
-                      m.c_arg * kU32 * s3 + m.c_mid * us * s1 +
-                      (m.c_mid * eta + std::ldexp(1.0, -126)) * T * vmax);
-      t_out[d] = a + 0.5 * ulp(p.dtype, std::fabs(out[d]) + a);
     }
   }
 }
@@ -106,22 +130,29 @@ void group_tolerance(const ref::PagedAttentionProblem& p, const ref::PagedAttent
 }  // namespace
 
 std::string ToleranceModel::describe() const {
-  char text[160];
-  std::snprintf(text, sizeof text, "%s (c_mid=%g, c_exp=%g, c_arg=%g, safety=%g)",
-                c_mid == 0 ? "float32 accumulation, one final rounding"
-                           : "float32 accumulation, intermediates rounded to the storage dtype",
-                c_mid, c_exp, c_arg, safety);
-  return text;
+  char text[96];
+  std::snprintf(text, sizeof text, " (c_exp=%g, c_arg=%g, c_tanh=%g, safety=%g)", c_exp, c_arg,
+                c_tanh, safety);
+  return precision.describe() + text;
+}
+
+void to_json(nlohmann::json& j, const ToleranceModel& m) {
+  j = nlohmann::json{{"precision", m.precision},
+                     {"c_exp", m.c_exp},
+                     {"c_arg", m.c_arg},
+                     {"c_tanh", m.c_tanh},
+                     {"safety", m.safety}};
 }
 
 double unit_roundoff(DType dtype) {
-  return std::ldexp(1.0, -precision_bits(dtype));
+  return std::ldexp(1.0, -dtype_info(dtype).mantissa_bits);
 }
 
 double ulp(DType dtype, double magnitude) {
-  const int p = precision_bits(dtype);
-  const int emin = min_normal_exponent(dtype);
-  if (!(magnitude >= std::ldexp(1.0, emin))) return std::ldexp(1.0, emin - (p - 1));  // subnormal
+  const DTypeInfo& info = dtype_info(dtype);
+  const int p = info.mantissa_bits;
+  const int emin = std::ilogb(info.min_normal);
+  if (!(magnitude >= info.min_normal)) return std::ldexp(1.0, emin - (p - 1));  // subnormal
   int e = 0;
   std::frexp(magnitude, &e);  // magnitude in [2^(e-1), 2^e)
   return std::ldexp(1.0, e - 1 - (p - 1));
@@ -130,9 +161,15 @@ double ulp(DType dtype, double magnitude) {
 std::vector<double> attention_tolerance(const ref::PagedAttentionProblem& p,
                                         const ref::PagedAttentionResult& r,
                                         const ToleranceModel& model, int num_threads) {
-  const int64_t hs = p.head_size();
-  if (static_cast<int64_t>(r.out.size()) != p.num_seqs * p.num_heads * hs) {
-    throw std::invalid_argument("attention_tolerance: reference result has the wrong size");
+  model.precision.validate();
+  const int64_t hs = p.head_size(), rows = p.batch.num_query_tokens();
+  if (static_cast<int64_t>(r.out.size()) != rows * p.num_heads * hs ||
+      static_cast<int64_t>(r.lse.size()) != rows * p.num_heads) {
+    throw std::invalid_argument("attention_tolerance: reference result has the wrong size (out " +
+                                std::to_string(r.out.size()) + ", lse " +
+                                std::to_string(r.lse.size()) + ", expected " +
+                                std::to_string(rows) + " rows x " + std::to_string(p.num_heads) +
+                                " heads x " + std::to_string(hs) + ")");
   }
   for (std::size_t i = 0; i < r.out.size(); ++i) {
     if (!std::isfinite(r.out[i])) {
@@ -141,7 +178,8 @@ std::vector<double> attention_tolerance(const ref::PagedAttentionProblem& p,
     }
   }
   std::vector<double> tol(r.out.size(), 0.0);
-  const int64_t tasks = p.num_seqs * p.num_kv_heads();
+  const int64_t tasks = p.num_seqs() * p.num_kv_heads();
+  if (tasks == 0) return tol;
   int64_t threads = num_threads > 0 ? num_threads : std::thread::hardware_concurrency();
   threads = std::clamp<int64_t>(threads, 1, tasks);
   std::atomic<int64_t> next{0};
@@ -155,6 +193,7 @@ std::vector<double> attention_tolerance(const ref::PagedAttentionProblem& p,
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
+      next = tasks;
     }
   };
   std::vector<std::thread> pool;

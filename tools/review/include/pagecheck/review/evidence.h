@@ -31,8 +31,8 @@ inline constexpr int64_t kDefaultCasesPerVariant = 200;
 /// attention verify::ToleranceModel::describe() and its constants, docs/tolerances.md; for
 /// copies bit-exact comparison, no parameters).
 struct PrecisionModel {
-  std::string name;  ///< e.g. "float32 accumulation, one final rounding (c_mid=0, ...)"
-  std::map<std::string, double> parameters;  ///< e.g. {"c_mid": 0, "safety": 2}
+  std::string name;  ///< e.g. "float32 strict (c_exp=8, c_arg=4, c_tanh=8, safety=2)"
+  std::map<std::string, double> parameters;  ///< e.g. {"c_exp": 8, "safety": 2}
 };
 
 /// Verification outcome of one variant.

@@ -12,6 +12,7 @@
 #include "pagecheck/plugin.h"
 #include "pagecheck/reference/problems.h"
 #include "pagecheck/verify/device_runner.h"
+#include "pagecheck/verify/gen/spec.h"
 #include "pagecheck/verify/golden_file.h"
 
 namespace pagecheck {
@@ -21,7 +22,9 @@ class VariantRegistry;
 namespace pagecheck::verify::golden {
 
 /// Version of the file layout this build reads and writes (root attribute schema_version).
-inline constexpr int64_t kSchemaVersion = 1;
+/// Version 2: the problem vocabulary of issue 12 (cache descriptor, ragged batch, features) and
+/// the case spec; files of version 1 are refused with the command that regenerates them.
+inline constexpr int64_t kSchemaVersion = 2;
 /// Version string of the CPU reference recorded in every golden (root reference_version).
 /// Bump it, and regenerate with --force, when the reference's results are meant to change.
 inline constexpr const char* kReferenceVersion = "pagecheck-ref 1 (float64 accumulation)";
@@ -35,18 +38,20 @@ struct LoadedGolden {
   std::string name;                              ///< case name (root attribute case_name)
   std::string description;                       ///< one line (root attribute description)
   pc_family family = PC_FAMILY_PAGED_ATTENTION;  ///< kernel family
-  DType dtype = DType::kFloat16;                 ///< storage dtype
-  uint64_t seed = 0;                             ///< generator seed
-  std::string reference_version;                 ///< reference version that produced the outputs
+  DType dtype = DType::kFloat16;  ///< query / output (attention) or contiguous K/V dtype
+  uint64_t seed = 0;              ///< content seed (root attribute seed)
+  std::string reference_version;  ///< reference version that produced the outputs
+  gen::CaseSpec spec;             ///< the case (root attribute spec, gen's JSON form)
 
   ref::PagedAttentionProblem attention;  ///< paged_attention inputs
-  std::vector<std::byte> expected_out;   ///< attention output in the storage dtype, packed
-  std::vector<double> expected_out_f64;  ///< attention output in float64 [seq, head, dim]
-  std::vector<double> expected_lse;      ///< log-sum-exp of the logits [seq, head]
+  std::vector<std::byte> expected_out;   ///< attention output in `dtype`, packed
+  std::vector<double> expected_out_f64;  ///< attention output in float64 [row, head, dim]
+  std::vector<double> expected_lse;      ///< log-sum-exp of each row's logits [row, head]
 
   ref::CacheCopyProblem copy;  ///< gather / reshape inputs (key/value or caches before the call)
   std::vector<std::byte> expected_first;   ///< gather: key (key_layout); reshape: key_cache
-  std::vector<std::byte> expected_second;  ///< gather: value (value_layout); reshape: value_cache
+  std::vector<std::byte> expected_second;  ///< gather: value; reshape: value_cache (empty when
+                                           ///< the cache is combined)
 
   GoldenFile raw;  ///< every attribute and dataset as read
 };
@@ -66,13 +71,14 @@ LoadedGolden parse_golden(GoldenFile raw, const std::string& path);
 /// resolve_golden_dir (golden_dir.h).
 std::vector<std::string> list_goldens(const std::string& dir);
 
-/// Runs every variant of `registry` on every golden of `dir` that it supports (dtype, head size,
-/// block size, ALiBi and padded-stride capabilities) on the current CUDA device: attention
-/// within the tolerance of verify/tolerance (tolerance.h) of the float64 reference, copies bit for bit over the whole
-/// output buffers (so untouched rows and padding are checked too). Prints one line per
-/// golden with its variants' verdicts and a summary to `out` (see verify_goldens_with, which it
-/// calls with device_golden_runner()). Returns 0 when every run passed, 1 when one failed or
-/// no golden ran although the manifest lists cases, 3 when no CUDA device is usable (the reason
+/// Runs every variant of `registry` on every golden of `dir` that it supports (dtypes, head
+/// size, block size, cache kind, scale kind, query length and the PC_CAP_* flags the golden
+/// needs) on the current CUDA device: attention
+/// within the tolerance of verify/tolerance (tolerance.h) of the float64 reference, copies bit for
+/// bit over the whole output buffers (so untouched rows and padding are checked too). Prints one
+/// line per golden with its variants' verdicts and a summary to `out` (see verify_goldens_with,
+/// which it calls with device_golden_runner()). Returns 0 when every run passed, 1 when one failed
+/// or no golden ran although the manifest lists cases, 3 when no CUDA device is usable (the reason
 /// is printed). Throws GoldenError on a bad golden (exit 2 in the CLI).
 int verify_goldens_on_device(const VariantRegistry& registry, const std::string& dir,
                              std::ostream& out);
@@ -106,9 +112,9 @@ struct GoldenTally {
 
 /// The device-independent part of verify_goldens_on_device: lists and loads the goldens of
 /// `dir`, skips the variants that do not declare what a golden needs, runs the rest through
-/// `runner` and compares (attention within the tolerance of verify/tolerance of the float64 reference,
-/// copies bit for bit). Prints one line per golden with each variant's verdict, one line per
-/// failed run naming golden and variant ("FAIL <golden> / <variant>: <what>"), and a summary.
+/// `runner` and compares (attention within the tolerance of verify/tolerance of the float64
+/// reference, copies bit for bit). Prints one line per golden with each variant's verdict, one line
+/// per failed run naming golden and variant ("FAIL <golden> / <variant>: <what>"), and a summary.
 /// Returns 0 when every run passed and at least one golden ran; 1 when a run failed, or when
 /// the manifest lists cases but none was loaded or run (so it can never pass silently); 3 when
 /// a run left the device unusable (it stops there). Throws GoldenError on a bad golden or

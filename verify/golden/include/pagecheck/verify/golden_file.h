@@ -5,10 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "pagecheck/reference/dtype.h"
 
 namespace pagecheck::verify::golden {
 
@@ -20,20 +23,33 @@ struct GoldenError : std::invalid_argument {
   std::string dataset;  ///< dataset or attribute path inside it ("" for the file itself)
 };
 
-/// Element type of a dataset as stored in the file. bfloat16 is stored as little-endian
-/// uint16 with a `dtype` attribute "bfloat16"; every other type is its own HDF5 type.
-enum class ElementType {
-  kFloat16,   ///< IEEE binary16, little-endian (h5py: '<f2')
-  kBFloat16,  ///< bfloat16 bits as uint16, little-endian (h5py: '<u2' + dtype attribute)
-  kFloat32,   ///< IEEE binary32, little-endian
-  kFloat64,   ///< IEEE binary64, little-endian
-  kInt32,     ///< two's complement int32, little-endian
-  kInt64,     ///< two's complement int64, little-endian
+/// Element type of a dataset: one of the storage dtypes (same numeric values as DType) or one
+/// of the index / float64 types. How a dtype's elements are kept follows the dtype table
+/// (DTypeInfo::hdf5): Hdf5Storage::kIeeeFloat as the IEEE float type of the element's width,
+/// Hdf5Storage::kBits as little-endian unsigned integers of the element's width with a dataset
+/// attribute `dtype` naming the dtype (HDF5 1.10 has no bfloat16 or fp8 type).
+enum class ElementType : int32_t {
+  kFloat32 = 0,     ///< DType::kFloat32
+  kFloat16 = 1,     ///< DType::kFloat16
+  kBFloat16 = 2,    ///< DType::kBFloat16
+  kFloat8E4M3 = 3,  ///< DType::kFloat8E4M3
+  kFloat8E5M2 = 4,  ///< DType::kFloat8E5M2
+  kFloat64 = 16,    ///< IEEE binary64, little-endian
+  kInt32 = 17,      ///< two's complement int32, little-endian
+  kInt64 = 18,      ///< two's complement int64, little-endian
 };
 
+/// Every element type: the dtypes in table order, then float64, int32, int64.
+std::vector<ElementType> all_element_types();
+/// The element type of tensors of `dtype`.
+ElementType element_type_of(DType dtype);
+/// The dtype an element type stores, or nullopt for float64 / int32 / int64.
+std::optional<DType> dtype_of(ElementType type);
+/// True when the type is kept as unsigned integers plus a `dtype` attribute (see above).
+bool stored_as_bits(ElementType type);
 /// Bytes per element.
 std::size_t element_size(ElementType type);
-/// "float16", "bfloat16", "float32", "float64", "int32", "int64".
+/// The dtype's canonical name ("float16", "fp8_e4m3", ...), or "float64", "int32", "int64".
 const char* element_type_name(ElementType type);
 /// Inverse of element_type_name; throws std::invalid_argument naming the text.
 ElementType parse_element_type(const std::string& text);

@@ -12,9 +12,10 @@
 
 namespace pagecheck::verify::golden {
 
-/// The complete in-memory golden of a case: generated inputs, reference outputs, every
-/// attribute and checksum. Deterministic: the same definition gives the same GoldenFile.
-GoldenFile build_golden(const CaseDefinition& def);
+/// The complete in-memory golden of a case: its spec materialized (gen::materialize), the
+/// reference outputs, every attribute and checksum. Deterministic: the same case gives the same
+/// GoldenFile.
+GoldenFile build_golden(const GoldenCase& golden_case);
 
 /// Options of regen_goldens.
 struct RegenOptions {
@@ -51,10 +52,12 @@ struct CheckReport {
 
 /// Reloads every golden of `dir` (strictly, with checksums), checks MANIFEST.json against the
 /// files (checksums and datasets: bad input; every metadata field: family, dtype, description,
-/// seed, parameters, file_bytes, and total_bytes: a failed check naming file and field) and the
-/// catalogue, regenerates each case's inputs and compares them bit for bit, and recomputes the
-/// outputs with the reference from the loaded inputs: storage-dtype outputs and copies bit for
-/// bit, float64 output and lse within 1e-12 of the tensor's largest magnitude. Prints one line
+/// seed, parameters = the spec, file_bytes, and total_bytes: a failed check naming file and
+/// field) and the catalogue, regenerates each case's inputs and compares them bit for bit, and
+/// recomputes the outputs with the reference from the loaded inputs: storage-dtype outputs and
+/// copies bit for bit, float64 output and lse within 1e-12 of the tensor's largest finite
+/// magnitude. A golden or manifest of another schema version is bad input whose message says
+/// which version it is and how to regenerate. Prints one line
 /// per case. Returns 0 when all pass, 1 when one differs, 2 when a golden or the manifest is
 /// bad input (named in the output; a manifest entry whose file is absolute or has `..` is bad
 /// input). Writes nothing; `report`, when given, receives the verdicts.

@@ -22,16 +22,15 @@ constexpr double kOracleRelFloor = 1e-2;
 /// reference rounds each operation to double (unit roundoff u = 2^-53). A logit passes through
 /// partial sums of size up to L = logit_magnitude (so it may be off by ~sqrt(head_size) u L),
 /// a weight inherits that relative error, and the weighted sum of values up to
-/// V = value_magnitude over context_len terms adds ~sqrt(context_len) u V. The allowance is
+/// V = value_magnitude over the n attended tokens adds ~sqrt(n) u V. The allowance is
 /// kOracleRelTolerance * max(|expected|, kOracleRelFloor)
-///   + 2 u V (sqrt(head_size) L + sqrt(context_len)):
+///   + 2 u V (sqrt(head_size) L + sqrt(attended)):
 /// ~1e-12 relative for ordinary inputs, larger only where the inputs are ill-conditioned.
-double output_tolerance(double expected, int64_t head_size, int64_t context_len,
+double output_tolerance(double expected, int64_t head_size, int64_t attended,
                         double logit_magnitude, double value_magnitude);
 /// Allowed |reference - oracle| of one lse value:
-/// kOracleRelTolerance * max(|expected|, 1) + 2 u (sqrt(head_size) L + sqrt(context_len)).
-double lse_tolerance(double expected, int64_t head_size, int64_t context_len,
-                     double logit_magnitude);
+/// kOracleRelTolerance * max(|expected|, 1) + 2 u (sqrt(head_size) L + sqrt(attended)).
+double lse_tolerance(double expected, int64_t head_size, int64_t attended, double logit_magnitude);
 
 /// Whether two storage elements of `dtype`, the roundings of the doubles `exact_a` and
 /// `exact_b`, are consistent: identical bytes, or +0/-0, or adjacent representable values whose

@@ -24,10 +24,12 @@ struct SelfcheckReport {
 };
 
 /// Runs `num_cases` cases drawn from std::mt19937_64(seed): the families alternate; dtypes,
-/// head sizes (64..256 and small ones), block sizes (8, 16, 32), MHA/GQA/MQA, ALiBi, padded
-/// strides, shared blocks and edge context lengths (1, block, block - 1, block + 1) rotate.
-/// The same seed and count always give the same cases. Throws std::invalid_argument when
-/// num_cases < 1.
+/// head sizes (64..256 and small ones), cache kinds (x-split, NHD, HND) and fp8 caches (e4m3,
+/// e5m2; per-tensor and per-kv-head scales) rotate; block sizes (8, 16, 32), MHA/GQA/MQA,
+/// combined K/V, padded strides, shared blocks, edge context lengths (1, block, block - 1,
+/// block + 1, and 0 now and then), 1..8 query tokens per sequence, ALiBi, sinks, sliding
+/// windows, soft-caps and non-causal rows vary. The same seed and count always give the same
+/// cases. Throws std::invalid_argument when num_cases < 1.
 SelfcheckReport run_reference_selfcheck(uint64_t seed, int num_cases);
 
 }  // namespace pagecheck::verify

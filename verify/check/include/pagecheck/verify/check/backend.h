@@ -16,12 +16,11 @@ struct BackendVariant {
   gen::VariantCaps caps;         ///< declared support (name, family, sizes, flags)
   std::string description;       ///< one line
   const void* handle = nullptr;  ///< backend-private (e.g. the VariantInfo)
-  /// Declared determinism. True (the default, and what every variant declares today): two
-  /// runs on the same inputs must give bit-identical outputs, else the case is
-  /// `nondeterministic`. False: the variant declares that its outputs may differ between runs
-  /// (e.g. atomics in a reduction); then each run is compared with the reference instead.
-  /// Plugin ABI v1 cannot declare it; ABI v2's declaration is to set it here.
-  bool deterministic = true;
+  /// Declared determinism (caps.nondeterministic false, what ABI v1 variants and every built-in
+  /// declare): two runs on the same inputs must give bit-identical outputs, else the case is
+  /// `nondeterministic`. A variant that declares nondeterminism (e.g. atomics in a reduction)
+  /// has each run compared with the reference instead.
+  bool deterministic() const { return !caps.nondeterministic; }
 };
 
 /// Runs kernels on materialized problems.
@@ -36,7 +35,10 @@ class CaseBackend {
   virtual std::string description() const = 0;
   /// True for CPU simulations (they never count as a GPU).
   virtual bool is_simulation() const { return false; }
-  /// Runs a paged-attention variant; the device output may use `out_layout` (strided).
+  /// Runs a paged-attention variant; the device output may use `out_layout` (strided). The
+  /// output comes back densely packed [query rows, num_heads, head_size], starting as the
+  /// output dtype's output poison (DTypeInfo::output_poison_bits) wherever the kernel writes
+  /// nothing.
   /// `run` is 0 for a case's first run and 1 for its determinism re-run (same inputs, fresh
   /// outputs): the GPU backend uses another guard byte pattern for it, simulations of racy
   /// kernels use it so that their "races" are repeatable.

@@ -2,11 +2,13 @@
 /// One verification case: the request a runner receives (which variant, which spec) and the
 /// result it sends back. Both travel as one JSON line between the parent and the worker.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "pagecheck/verify/gen/spec.h"
+#include "pagecheck/verify/precision.h"
 
 namespace pagecheck::verify::check {
 
@@ -46,6 +48,10 @@ struct CaseRequest {
   /// two outputs bit for bit (`verify --determinism-share` picks the cases; shrink steps and
   /// replays always check).
   bool check_determinism = true;
+  /// When set: judge the attention output under this precision model instead of the
+  /// variant's declaration (`pagecheck selftest` runs every planted bug also under
+  /// PrecisionModel::loosest(), to show that no accepted declaration blinds the harness).
+  std::optional<PrecisionModel> judge_precision;
 };
 
 /// What happened.

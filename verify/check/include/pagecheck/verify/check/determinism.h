@@ -1,7 +1,7 @@
 #pragma once
 /// The determinism check: a case's kernel runs twice on the same inputs (fresh outputs, fresh
 /// poison and guards each time) and the two outputs must agree bit for bit, unless the variant
-/// declares itself nondeterministic (BackendVariant::deterministic), in which case both runs
+/// declares itself nondeterministic (VariantCaps::nondeterministic), in which case both runs
 /// are compared with the reference instead. A race that usually gives the right answer is a
 /// bug; this is where it shows.
 #include <cstdint>

@@ -13,6 +13,7 @@
 
 #include "pagecheck/verify/check/case_result.h"
 #include "pagecheck/verify/check/shard.h"
+#include "pagecheck/verify/precision.h"
 
 namespace pagecheck::verify::check {
 
@@ -41,9 +42,13 @@ struct FailureInfo {
 
 /// One variant's results.
 struct VariantReport {
-  std::string registry;                     ///< "builtin", "planted", "plugin", "sim"
-  std::string family;                       ///< family name
-  std::string variant;                      ///< variant name
+  std::string registry;  ///< "builtin", "planted", "plugin", "sim"
+  std::string family;    ///< family name
+  std::string variant;   ///< variant name
+  /// The precision model that judged the variant's attention cases: its declaration (strict
+  /// float32 when it declares nothing). Empty for the copy families (bit-exact) and for a
+  /// declaration that is invalid (the variant is then refused: see error_messages).
+  std::optional<PrecisionModel> precision;
   int64_t planned = 0;                      ///< cases of this shard
   int64_t run = 0;                          ///< cases run (stops after the first failure)
   int64_t passed = 0;                       ///< passed
@@ -53,6 +58,9 @@ struct VariantReport {
   std::vector<std::string> error_messages;  ///< first few harness errors
   std::map<std::string, int64_t> regimes;   ///< regime -> cases
   std::map<std::string, int64_t> tags;      ///< edge-case tag -> cases
+  /// Every tag the variant's caps can reach (gen::all_edge_tags; empty in reports written
+  /// before it existed), for the "never hit" list.
+  std::vector<std::string> possible_tags;
   std::map<std::string, int64_t> outcomes;  ///< outcome -> cases
   int64_t runs_twice = 0;                   ///< cases run twice (the determinism check)
   double max_ratio = 0;                ///< attention: worst error / tolerance among passing cases

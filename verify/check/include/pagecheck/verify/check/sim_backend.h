@@ -1,10 +1,13 @@
 #pragma once
 /// CPU simulations of kernel variants (registry "sim"), so that the whole verification
 /// machinery (generators, worker protocol, shrinking, reports, artefacts) runs in CI without
-/// a GPU. Correct simulations: the reference rounded to the dtype, and a float32 emulation of
-/// a split-K kernel that the tolerance must accept. sim_split_k_lowp also rounds weights,
-/// products and partition outputs to the dtype (an engine-style kernel: it needs the
-/// tolerance model's c_mid = 3). Buggy simulations reproduce planted bug classes on the CPU.
+/// a GPU. Correct simulations: the reference rounded to the dtype (declaring everything the
+/// problem vocabulary expresses: page layouts, fp8 caches and scales, combined K/V,
+/// multi-token queries, sinks, windows, soft-caps, context-0 rows left untouched), and a
+/// float32 emulation of a split-K kernel (declaring its partition size) that the tolerance
+/// must accept. sim_split_k_lowp also rounds weights, products and partition outputs to the
+/// dtype (an engine-style kernel: it declares those roundings, and the tolerance follows its
+/// declaration). Buggy simulations reproduce planted bug classes on the CPU.
 #include <memory>
 #include <string>
 #include <vector>

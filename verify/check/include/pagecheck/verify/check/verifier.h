@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,14 @@ gen::CaseSpec generate_case(const Target& target, const CaseParams& params);
 
 /// Options of a run.
 struct VerifyOptions {
-  int cases = 200;               ///< cases per variant (before sharding)
-  uint64_t seed = 1;             ///< run seed
-  Shard shard;                   ///< this process's shard
-  int jobs = 1;                  ///< parallel executors (worker processes)
-  int ref_threads = 0;           ///< reference threads per case (0 = all cores)
+  int cases = 200;      ///< cases per variant (before sharding)
+  uint64_t seed = 1;    ///< run seed
+  Shard shard;          ///< this process's shard
+  int jobs = 1;         ///< parallel executors (worker processes)
+  int ref_threads = 0;  ///< reference threads per case (0 = all cores)
+  /// Judge every attention case under this model instead of each variant's declaration
+  /// (selftest's loosest-model pass; CaseRequest::judge_precision).
+  std::optional<PrecisionModel> judge_precision;
   double shrink_budget_s = 120;  ///< time limit for shrinking one counterexample
   std::string artifact_dir;      ///< where failure artefacts go ("" = none)
   std::string device;            ///< device description for the report

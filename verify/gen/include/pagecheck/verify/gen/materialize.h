@@ -1,9 +1,11 @@
 #pragma once
 /// Deterministic contents for a spec: every input tensor filled from the content seed in the
 /// spec's regime, and poison wherever no kernel may read: every cache element no sequence or
-/// token reads (unused blocks, slots past the context, stride padding) is NaN in K and V,
-/// block-table entries past a sequence's last block are out of the pool, and the query's
-/// padding is NaN. Large caches are filled with a fast pattern copy.
+/// token reads (unused blocks, slots past the context, stride padding) holds the cache dtype's
+/// poison NaN (DTypeInfo::poison_bits; an fp8 cache's NaN code) in K and V, block-table entries
+/// past a sequence's last block are out of the pool, and the query's padding is NaN. Read
+/// slots of an fp8 cache hold finite codes (fp8_scales.h in the sources says how the scales
+/// shape them). Large caches are filled with a fast pattern copy.
 #include <cstdint>
 #include <vector>
 
@@ -11,12 +13,6 @@
 #include "pagecheck/verify/gen/spec.h"
 
 namespace pagecheck::verify::gen {
-
-/// NaN bit patterns used as poison (quiet NaNs with a recognisable payload).
-uint32_t poison_bits(DType dtype);
-/// NaN bit pattern the copy outputs start with (differs from poison_bits, so a kernel that
-/// copies a poisoned cache element into a row is told apart from one that never wrote it).
-uint32_t output_poison_bits(DType dtype);
 
 /// The problem described by `spec` (validated by ref::PagedAttentionProblem::validate()).
 ref::PagedAttentionProblem materialize(const AttentionSpec& spec);

@@ -31,13 +31,20 @@ const char* regime_name(Regime regime);
 /// Inverse of regime_name; throws std::invalid_argument naming the text.
 Regime parse_regime(std::string_view text);
 
-/// Extra elements added to the packed strides of the paged cache (0 = packed).
-struct CachePadding {
-  int64_t key_block = 0;    ///< added to key_stride_block
-  int64_t key_head = 0;     ///< added to key_stride_head
-  int64_t value_block = 0;  ///< added to value_stride_block
-  int64_t value_head = 0;   ///< added to value_stride_head
-  bool any() const { return key_block || key_head || value_block || value_head; }
+/// Cache padding is the vocabulary's: ref::CachePadding (per tensor: block, head, slot).
+using ref::CachePadding;
+
+/// The cache of a case, as the one builder (ref::make_cache_layout) takes it: layout kind,
+/// storage dtype of K and V, fp8 scales, K/V in one allocation, padding.
+struct CacheSpec {
+  ref::CacheKind kind = ref::CacheKind::kXSplit;  ///< page layout
+  /// Storage dtype of K and V; equal to the case's dtype unless the cache is fp8.
+  DType kv_dtype = DType::kFloat16;
+  ref::ScaleKind scale_kind = ref::ScaleKind::kNone;  ///< fp8 scales
+  std::vector<float> k_scale;  ///< 1 or num_kv_heads scales (empty for kNone)
+  std::vector<float> v_scale;  ///< as k_scale, for V
+  bool combined = false;       ///< K and V halves of one allocation
+  CachePadding pad;            ///< stride padding (the same for K and V when combined)
 };
 
 /// Extra elements added to the packed strides of a [tokens, heads, head_size] tensor.
@@ -51,15 +58,16 @@ struct TokenPadding {
 /// that dereferences it faults (or reads poison).
 constexpr int32_t kUnusedTableEntry = 0x7fffff00;
 
-/// One paged-attention decode case.
+/// One paged-attention case: a ragged batch (one query token per sequence for decode, or
+/// query_lens new tokens each) against the paged cache.
 struct AttentionSpec {
-  DType dtype = DType::kFloat16;      ///< storage dtype
+  DType dtype = DType::kFloat16;      ///< storage dtype of query and output
   int64_t head_size = 64;             ///< elements per head
   int64_t block_size = 16;            ///< slots per block
-  int64_t num_seqs = 1;               ///< sequences (one query token each)
+  int64_t num_seqs = 1;               ///< sequences
   int64_t num_heads = 1;              ///< query heads
   int64_t num_kv_heads = 1;           ///< kv heads (divides num_heads)
-  std::vector<int32_t> context_lens;  ///< [num_seqs], each >= 1
+  std::vector<int32_t> context_lens;  ///< [num_seqs], each >= 1 (0 only where declared)
   int64_t max_blocks_per_seq = 1;     ///< block-table columns
   int64_t num_blocks = 1;             ///< physical blocks in the pool
   /// [num_seqs * max_blocks_per_seq]; entries past a sequence's last block are -1 here and
@@ -71,19 +79,31 @@ struct AttentionSpec {
   /// The host-side max_context_len the kernel receives is the largest context + bound_pad (a
   /// bucketed bound, as engines pass it; at most max_blocks_per_seq * block_size).
   int64_t bound_pad = 0;
-  float scale = 0.125f;           ///< logit scale
-  bool alibi = false;             ///< ALiBi slopes 2^(-8(h+1)/num_heads)
+  float scale = 0.125f;  ///< logit scale
+  bool alibi = false;    ///< ALiBi slopes 2^(-8(h+1)/num_heads)
+  /// [num_seqs] new query tokens per sequence (each <= its context, or any length for a
+  /// context of 0); empty = one per sequence (decode).
+  std::vector<int32_t> query_lens;
+  /// [num_heads] sink logits, or empty (no sinks); drawn values, not derived from the seed, so
+  /// that a shrink can move them.
+  std::vector<float> sinks;
+  int64_t window = 0;             ///< sliding window W (0 = none)
+  float soft_cap = 0.0f;          ///< logit soft-cap (0 = none)
+  bool causal = true;             ///< causal among a sequence's new tokens
   TokenPadding query_pad;         ///< query strides (fused QKV: token pad = 2 * kv * head_size)
   TokenPadding out_pad;           ///< output strides on the device
-  CachePadding cache_pad;         ///< cache strides
+  CacheSpec cache;                ///< cache kind, KV dtype, scales, padding
   Regime regime = Regime::kFlat;  ///< content regime
-  uint64_t content_seed = 1;      ///< seed of every tensor's contents
+  /// Extreme regime: whole runs of this many tokens (a split-K partition size the variant
+  /// declares) may sit 1e4 below the maximum; 0 = only whole blocks do.
+  int64_t extreme_partition = 0;
+  uint64_t content_seed = 1;  ///< seed of every tensor's contents
 };
 
 /// One KV-cache copy case (gather_cached_kv or reshape_and_cache).
 struct CopySpec {
   pc_family family = PC_FAMILY_GATHER_CACHED_KV;  ///< gather or reshape_and_cache
-  DType dtype = DType::kFloat16;                  ///< storage dtype
+  DType dtype = DType::kFloat16;                  ///< storage dtype of contiguous key / value
   int64_t head_size = 64;                         ///< elements per head
   int64_t block_size = 16;                        ///< slots per block
   int64_t num_kv_heads = 1;                       ///< kv heads
@@ -91,7 +111,8 @@ struct CopySpec {
   std::vector<int64_t> slot_mapping;  ///< [num_tokens] block * block_size + offset, or -1
   TokenPadding key_pad;               ///< contiguous key strides
   TokenPadding value_pad;             ///< contiguous value strides
-  CachePadding cache_pad;             ///< cache strides
+  CacheSpec cache;                    ///< cache kind, KV dtype, scales, padding
+  bool dequantize = false;            ///< gather from an fp8 cache into dtype values
   Regime regime = Regime::kMixed;     ///< content regime
   uint64_t content_seed = 1;          ///< seed of every tensor's contents
 };
@@ -105,12 +126,16 @@ pc_family family_of(const CaseSpec& spec);
 /// Elements above which a cache counts as large (2^31: int32 offsets overflow).
 constexpr int64_t kLargeCacheElements = int64_t{1} << 31;
 
-/// Cache layout of a case (packed strides plus padding).
+/// Cache layout of a case: ref::make_cache_layout over the case's CacheSpec.
 ref::PagedCacheLayout cache_layout(const AttentionSpec& spec);
 ref::PagedCacheLayout cache_layout(const CopySpec& spec);
-/// Query layout [num_seqs, num_heads, head_size] with padding.
+/// Query rows of the case: the sum of query_lens (num_seqs when empty).
+int64_t query_tokens(const AttentionSpec& spec);
+/// New query tokens of sequence `seq` (1 when query_lens is empty).
+int64_t query_len(const AttentionSpec& spec, int64_t seq);
+/// Query layout [query_tokens, num_heads, head_size] with padding.
 ref::TokenLayout query_layout(const AttentionSpec& spec);
-/// Output layout on the device [num_seqs, num_heads, head_size] with padding.
+/// Output layout on the device [query_tokens, num_heads, head_size] with padding.
 ref::TokenLayout out_layout(const AttentionSpec& spec);
 /// Contiguous key / value layouts of a copy case.
 ref::TokenLayout key_layout(const CopySpec& spec);

@@ -11,11 +11,13 @@
 namespace pagecheck::verify::gen {
 
 /// The immediate shrinks of `spec`, simplest first, each valid (validate() passes):
-/// attention: without one sequence (any one), without the spare block-table columns, with its
-/// referenced blocks renumbered 0, 1, ... in order of use and the unreferenced ones dropped
-/// (one kept for padded table rows to point at), without table padding and loose bound, one
-/// sequence's context shortened toward 1 (its table row cut to match); copies: without one
-/// token (any one). Strides, dtype, heads, regime and content seed stay.
+/// attention: without one sequence (any one, its query length with it), without the spare
+/// block-table columns, with its referenced blocks renumbered 0, 1, ... in order of use and the
+/// unreferenced ones dropped (one kept for padded table rows to point at), without table
+/// padding and loose bound, as plain decode, without sinks, window or soft-cap, causal, one
+/// sequence's context shortened toward 1 (its table row cut and its query capped to match),
+/// one sequence's query shortened toward 1; copies: without one token (any one). Strides,
+/// cache, dtype, heads, regime and content seed stay.
 std::vector<CaseSpec> spec_shrinks(const CaseSpec& spec);
 
 /// `spec` with spec_shrinks applied recursively, for rc::shrinkable::findLocalMin.
