@@ -278,9 +278,9 @@ int run_verify(VerifyOptions o) {
   vo.progress = progress_printer();
   catch_interrupt();
   vo.stop = interrupted;
-  const check::RunReport report = replay
-                                      ? check::replay_spec(*replay, targets, vo, session.factory())
-                                      : check::run_verification(targets, vo, session.factory());
+  check::RunReport report = replay ? check::replay_spec(*replay, targets, vo, session.factory())
+                                   : check::run_verification(targets, vo, session.factory());
+  report.plugins = o.plugins;  // absolute (check_plugins_loadable), for the reproduce lines
   check::print_summary(std::cout, report);
   int64_t cases = 0;
   for (const auto& v : report.variants) cases += v.run;

@@ -23,9 +23,11 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Loads every `--plugin` library into a scratch registry; throws UsageError naming the library
-/// when one cannot be loaded or registers an invalid variant.
-void check_plugins_loadable(const std::vector<std::string>& plugins);
+/// Resolves each `--plugin` path that names an existing file (relative to the current
+/// directory, so `--plugin libfoo.so` finds ./libfoo.so instead of searching the library path)
+/// to its absolute path, then loads each library once: a bad plugin is bad usage (exit 2,
+/// UsageError naming the library) before any worker process or GPU work starts.
+void check_plugins_loadable(std::vector<std::string>& plugins);
 
 /// Throws UsageError when `variant` (if given) is not a registered variant (built-in or of a
 /// `--plugin`), or not one of family `kernel` (if given), listing the known ones. Needs no GPU.

@@ -3,13 +3,23 @@
 # the default run (200 per variant, seed 1), prints the edge-case histogram per variant and
 # writes every case's spec (the --reproduce-spec form); the default run reaches the breadth
 # edges of issue 13; the same seed draws the same cases; bad arguments are exit 2.
-# Usage: dry_run_cli_test.sh PAGECHECK WORK_DIR
+# A v1 plugin named by a bare file name is found in the current directory.
+# Usage: dry_run_cli_test.sh PAGECHECK WORK_DIR V1_TEST_PLUGIN
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
 pagecheck=$1
 work=$2
+v1_plugin=$3
 enter_work_dir "$work"
+
+# --plugin with a bare file name loads ./NAME (dlopen alone would search the library path),
+# and a version-1 plugin's variants are drawn under their translated declarations.
+cp "$v1_plugin" libpc_dry_run_v1.so
+expect 0 "dry run of a v1 plugin named by its bare file name" -- "$pagecheck" verify --dry-run \
+  --plugin libpc_dry_run_v1.so --kernel paged_attention --variant v1_attention --cases 20
+says "paged_attention/v1_attention [plugin]: 20 cases" "the plugin's variant"
+rm -f libpc_dry_run_v1.so
 
 # The simulated variants (every build has them): histogram, JSON, exit 0, no run folder.
 expect 0 "dry run of the simulations" -- "$pagecheck" verify --simulate --dry-run --json sim.json

@@ -141,50 +141,44 @@ pc_paged_attention_args attention_args(const ref::PagedAttentionProblem& p,
   return a;
 }
 
-pc_gather_args gather_args(const ref::CacheCopyProblem& p, const CopyPointers& ptr) {
+namespace {
+
+/// The fields pc_gather_args and pc_reshape_and_cache_args share (same names in both): sizes,
+/// dtype, the cache, its tensors, the slot mapping and the contiguous tensors' strides.
+template <typename Args>
+Args copy_args(const char* fn, const ref::CacheCopyProblem& p, const CopyPointers& ptr) {
   const ref::PagedCacheLayout& c = p.cache;
-  require_tokens("gather_args", "value_layout", p.value_layout, p.num_tokens(), c.num_kv_heads,
-                 c.head_size);
-  require_tokens("gather_args", "key_layout", p.key_layout, p.num_tokens(), c.num_kv_heads,
-                 c.head_size);
-  pc_gather_args g{};
-  g.struct_size = sizeof g;
-  g.dtype = to_abi(p.dtype);
+  require_tokens(fn, "value_layout", p.value_layout, p.num_tokens(), c.num_kv_heads, c.head_size);
+  require_tokens(fn, "key_layout", p.key_layout, p.num_tokens(), c.num_kv_heads, c.head_size);
+  Args a{};
+  a.struct_size = sizeof a;
+  a.dtype = to_abi(p.dtype);
+  a.num_tokens = p.num_tokens();
+  a.key_cache = ptr.key_cache;
+  a.value_cache = value_pointer(c, ptr.key_cache, ptr.value_cache);
+  a.cache = to_abi(c, ptr.k_scale, ptr.v_scale);
+  a.slot_mapping = ptr.slot_mapping;
+  a.key_stride_token = p.key_layout.stride_token;
+  a.key_stride_head = p.key_layout.stride_head;
+  a.value_stride_token = p.value_layout.stride_token;
+  a.value_stride_head = p.value_layout.stride_head;
+  return a;
+}
+
+}  // namespace
+
+pc_gather_args gather_args(const ref::CacheCopyProblem& p, const CopyPointers& ptr) {
+  pc_gather_args g = copy_args<pc_gather_args>("gather_args", p, ptr);
   g.dequantize = p.dequantize ? 1 : 0;
-  g.num_tokens = p.num_tokens();
-  g.key_cache = ptr.key_cache;
-  g.value_cache = value_pointer(c, ptr.key_cache, ptr.value_cache);
-  g.cache = to_abi(c, ptr.k_scale, ptr.v_scale);
-  g.slot_mapping = ptr.slot_mapping;
   g.key_out = ptr.key;
-  g.key_stride_token = p.key_layout.stride_token;
-  g.key_stride_head = p.key_layout.stride_head;
   g.value_out = ptr.value;
-  g.value_stride_token = p.value_layout.stride_token;
-  g.value_stride_head = p.value_layout.stride_head;
   return g;
 }
 
 pc_reshape_and_cache_args reshape_args(const ref::CacheCopyProblem& p, const CopyPointers& ptr) {
-  const ref::PagedCacheLayout& c = p.cache;
-  require_tokens("reshape_args", "value_layout", p.value_layout, p.num_tokens(), c.num_kv_heads,
-                 c.head_size);
-  require_tokens("reshape_args", "key_layout", p.key_layout, p.num_tokens(), c.num_kv_heads,
-                 c.head_size);
-  pc_reshape_and_cache_args r{};
-  r.struct_size = sizeof r;
-  r.dtype = to_abi(p.dtype);
-  r.num_tokens = p.num_tokens();
+  pc_reshape_and_cache_args r = copy_args<pc_reshape_and_cache_args>("reshape_args", p, ptr);
   r.key = ptr.key;
-  r.key_stride_token = p.key_layout.stride_token;
-  r.key_stride_head = p.key_layout.stride_head;
   r.value = ptr.value;
-  r.value_stride_token = p.value_layout.stride_token;
-  r.value_stride_head = p.value_layout.stride_head;
-  r.key_cache = ptr.key_cache;
-  r.value_cache = value_pointer(c, ptr.key_cache, ptr.value_cache);
-  r.cache = to_abi(c, ptr.k_scale, ptr.v_scale);
-  r.slot_mapping = ptr.slot_mapping;
   return r;
 }
 

@@ -100,7 +100,7 @@ std::vector<JUnitCase> junit_cases(const RunReport& report) {
     if (v.failure) {
       c.problem = "failure";
       c.message = std::string(outcome_name(v.failure->outcome)) + ": " + v.failure->message;
-      print_counterexample(text, v);
+      print_counterexample(text, v, report);
     } else if (!v.ok() && v.errors == 0) {
       c.problem = "failure";
       c.message = v.failed > 0 ? "failing cases" : "the variant refused most of its cases";

@@ -164,6 +164,7 @@ void to_json(json& j, const RunReport& r) {
            {"exit_code", r.exit_code()},
            {"variants", r.variants},
            {"notes", r.notes},
+           {"plugins", r.plugins},
            {"interrupted", r.interrupted}};
 }
 
@@ -179,6 +180,7 @@ void from_json(const json& j, RunReport& r) {
   r.wall_seconds = j.value("wall_seconds", 0.0);
   r.variants = j.at("variants").get<std::vector<VariantReport>>();
   r.notes = j.value("notes", std::vector<std::string>());
+  r.plugins = j.value("plugins", std::vector<std::string>());
   r.interrupted = j.value("interrupted", false);
 }
 
@@ -210,6 +212,10 @@ RunReport merge_reports(const std::vector<RunReport>& reports) {
     }
     out.wall_seconds = std::max(out.wall_seconds, r.wall_seconds);
     out.interrupted = out.interrupted || r.interrupted;
+    for (const std::string& p : r.plugins) {
+      if (std::find(out.plugins.begin(), out.plugins.end(), p) == out.plugins.end())
+        out.plugins.push_back(p);
+    }
     for (const std::string& n : r.notes) {
       if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end())
         out.notes.push_back(n);
@@ -260,6 +266,17 @@ RunReport merge_reports(const std::vector<RunReport>& reports) {
   return out;
 }
 
+namespace {
+/// " --plugin PATH" for each plugin of the run when the variant is a plugin's (else empty).
+std::string plugin_args(const VariantReport& v, const RunReport& r) {
+  if (v.registry != "plugin") return {};
+  if (r.plugins.empty()) return " --plugin LIB";  // a report read back from JSON
+  std::string args;
+  for (const std::string& p : r.plugins) args += " --plugin " + p;
+  return args;
+}
+}  // namespace
+
 void print_summary(std::ostream& out, const RunReport& r) {
   out << "pagecheck verify: seed " << r.seed << ", " << r.cases << " cases per variant";
   if (r.shard_count > 1) {
@@ -304,13 +321,13 @@ void print_summary(std::ostream& out, const RunReport& r) {
   for (const VariantReport& v : r.variants) {
     if (!v.failure) continue;
     out << "\n";
-    print_counterexample(out, v);
+    print_counterexample(out, v, r);
   }
   for (const auto& n : r.notes) out << "note: " << n << "\n";
   out << "wall time " << fixed(r.wall_seconds, 1) << " s\n";
 }
 
-void print_counterexample(std::ostream& out, const VariantReport& v) {
+void print_counterexample(std::ostream& out, const VariantReport& v, const RunReport& r) {
   if (!v.failure) return;
   const FailureInfo& f = *v.failure;
   out << "COUNTEREXAMPLE " << v.family << "/" << v.variant << " (case " << f.case_index
@@ -326,9 +343,8 @@ void print_counterexample(std::ostream& out, const VariantReport& v) {
   if (!f.reproduce.empty()) {
     // The spec's JSON has no single quote (names and numbers only): safe in '…' for a shell.
     out << "  reproduce: pagecheck verify" << (v.registry == "sim" ? " --simulate" : "")
-        << " --kernel " << v.family << " --variant " << v.variant
-        << (v.registry == "plugin" ? " --plugin LIB" : "") << " --reproduce-spec '" << f.reproduce
-        << "'\n";
+        << " --kernel " << v.family << " --variant " << v.variant << plugin_args(v, r)
+        << " --reproduce-spec '" << f.reproduce << "'\n";
   }
   if (!f.artifact.empty()) {
     out << "  artefact:  " << f.artifact << "  (pagecheck verify --reproduce " << f.artifact

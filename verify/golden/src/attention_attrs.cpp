@@ -1,6 +1,7 @@
 /// HDF5 form of a whole paged-attention problem: its own attributes and the query, then the
 /// cache, batch and feature concepts.
 #include <stdexcept>
+#include <utility>
 
 #include "pagecheck/registry.h"
 #include "problem_attrs.h"
@@ -40,12 +41,7 @@ ref::PagedAttentionProblem read_attention_problem(GoldenReader& r) {
   const std::vector<DatasetSpec> caches = cache_tensor_specs("inputs", p.cache);
   p.key_cache = r.bytes(caches[0]);
   if (caches.size() > 1) p.value_cache = r.bytes(caches[1]);
-  try {
-    p.validate();
-  } catch (const std::invalid_argument& e) {
-    throw GoldenError(r.path(), "inputs", std::string("inconsistent problem: ") + e.what());
-  }
-  return p;
+  return validated(std::move(p), r);
 }
 
 }  // namespace pagecheck::verify::golden

@@ -1,6 +1,7 @@
 /// HDF5 form of a whole KV-cache copy problem: its own attributes, the contiguous key / value
 /// tensors, the slot mapping and the cache concept.
 #include <stdexcept>
+#include <utility>
 
 #include "pagecheck/registry.h"
 #include "problem_attrs.h"
@@ -49,12 +50,7 @@ ref::CacheCopyProblem read_copy_problem(GoldenReader& r) {
   p.slot_mapping = r.values<int64_t>(slot_mapping_spec(n));
   p.key = r.bytes(token_tensor_spec("inputs/key", p.dtype, p.key_layout));
   p.value = r.bytes(token_tensor_spec("inputs/value", p.dtype, p.value_layout));
-  try {
-    p.validate();
-  } catch (const std::invalid_argument& e) {
-    throw GoldenError(r.path(), "inputs", std::string("inconsistent problem: ") + e.what());
-  }
-  return p;
+  return validated(std::move(p), r);
 }
 
 }  // namespace pagecheck::verify::golden

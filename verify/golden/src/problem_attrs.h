@@ -13,6 +13,7 @@
 ///                     the cache descriptor
 /// Readers validate what they read (GoldenError naming the file and the attribute or dataset)
 /// and mark the datasets they read, so that the caller can refuse any other.
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,5 +67,17 @@ ref::PagedAttentionProblem read_attention_problem(GoldenReader& reader);
 void write_copy_problem(pc_family family, const ref::CacheCopyProblem& problem, GoldenFile& file);
 /// Reads them back; validated like read_attention_problem.
 ref::CacheCopyProblem read_copy_problem(GoldenReader& reader);
+
+/// `problem` (read from `reader`'s file) after its validate(); a GoldenError naming the file and
+/// "inputs" when the datasets and attributes describe an inconsistent problem.
+template <typename Problem>
+Problem validated(Problem problem, const GoldenReader& reader) {
+  try {
+    problem.validate();
+  } catch (const std::invalid_argument& e) {
+    throw GoldenError(reader.path(), "inputs", std::string("inconsistent problem: ") + e.what());
+  }
+  return problem;
+}
 
 }  // namespace pagecheck::verify::golden

@@ -83,7 +83,9 @@ struct RunReport {
   double wall_seconds = 0;              ///< wall time (max over merged shards)
   std::vector<VariantReport> variants;  ///< per variant
   std::vector<std::string> notes;       ///< e.g. "no GPU: ..."
-  bool interrupted = false;             ///< stopped early (SIGINT): counts are partial
+  /// The plugin libraries the run loaded (absolute paths), for the reproduce lines.
+  std::vector<std::string> plugins;
+  bool interrupted = false;  ///< stopped early (SIGINT): counts are partial
 
   /// 0 all pass, 1 a counterexample or refused cases, 3 harness errors only.
   int exit_code() const;
@@ -107,8 +109,9 @@ RunReport merge_reports(const std::vector<RunReport>& reports);
 void print_summary(std::ostream& out, const RunReport& report);
 
 /// One variant's counterexample block (COUNTEREXAMPLE line, shrunk layout, message,
-/// reproduce line, artefact); nothing when the variant has no failure.
-void print_counterexample(std::ostream& out, const VariantReport& variant);
+/// reproduce line with the run's --plugin paths, artefact); nothing when the variant has no
+/// failure.
+void print_counterexample(std::ostream& out, const VariantReport& variant, const RunReport& run);
 
 /// Reads a report file; throws std::invalid_argument naming the file.
 RunReport read_report(const std::string& path);
