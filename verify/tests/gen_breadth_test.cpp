@@ -25,30 +25,12 @@
 namespace pagecheck::verify {
 namespace {
 
-constexpr int kCases = 200;  // the default run
-constexpr uint64_t kSeed = 1;
-
-/// The specs of a default run of one variant.
+/// The specs of a default run of one variant, without its multi-GiB cases (covered by gen_test).
 std::vector<gen::CaseSpec> default_run(const gen::VariantCaps& caps) {
-  check::Target target;
-  target.caps = caps;
-  std::vector<gen::CaseSpec> specs;
-  for (int i = 0; i < kCases; ++i) {
-    const check::CaseParams params = check::case_params(target, kSeed, kCases, i);
-    if (params.large) continue;  // multi-GiB; covered by gen_test
-    specs.push_back(check::generate_case(target, params));
-  }
-  return specs;
+  return test::default_run(caps, test::LargeCases::kSkip);
 }
 
-std::map<std::string, int> histogram(const std::vector<gen::CaseSpec>& specs,
-                                     const gen::VariantCaps& caps) {
-  std::map<std::string, int> tags;
-  for (const auto& s : specs) {
-    for (const auto& t : gen::edge_tags(s, caps)) ++tags[t];
-  }
-  return tags;
-}
+using test::tag_histogram;
 
 /// Caps as the built-in decode variants declare them (head sizes 64-256, every dtype).
 gen::VariantCaps builtin_like(pc_family family) {
@@ -79,7 +61,7 @@ const std::map<std::string, int>& copy_minimums() {
 void expect_breadth(const gen::VariantCaps& caps) {
   const std::vector<gen::CaseSpec> specs = default_run(caps);
   for (const auto& s : specs) ASSERT_NO_THROW(gen::validate(s)) << gen::describe(s);
-  const std::map<std::string, int> tags = histogram(specs, caps);
+  const std::map<std::string, int> tags = tag_histogram(specs, caps);
   const auto& minimums =
       caps.family == PC_FAMILY_PAGED_ATTENTION ? attention_minimums() : copy_minimums();
   std::string all;

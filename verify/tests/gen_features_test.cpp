@@ -20,27 +20,13 @@
 namespace pagecheck::verify {
 namespace {
 
-constexpr int kCases = 200;  // the default run
-constexpr uint64_t kSeed = 1;
+using test::default_run;
 
-std::vector<gen::CaseSpec> default_run(const gen::VariantCaps& caps) {
-  check::Target target;
-  target.caps = caps;
-  std::vector<gen::CaseSpec> specs;
-  for (int i = 0; i < kCases; ++i) {
-    specs.push_back(check::generate_case(target, check::case_params(target, kSeed, kCases, i)));
-  }
-  return specs;
-}
-
+/// The tag histogram of `specs`, each spec first required to validate.
 std::map<std::string, int> histogram(const std::vector<gen::CaseSpec>& specs,
                                      const gen::VariantCaps& caps) {
-  std::map<std::string, int> tags;
-  for (const auto& s : specs) {
-    EXPECT_NO_THROW(gen::validate(s)) << gen::describe(s);
-    for (const auto& t : gen::edge_tags(s, caps)) ++tags[t];
-  }
-  return tags;
+  for (const auto& s : specs) EXPECT_NO_THROW(gen::validate(s)) << gen::describe(s);
+  return test::tag_histogram(specs, caps);
 }
 
 std::string text(const std::map<std::string, int>& tags) {

@@ -2,8 +2,12 @@
 /// Helpers shared by the verify CPU tests.
 #include <rapidcheck.h>
 
+#include <map>
+#include <string>
 #include <vector>
 
+#include "pagecheck/verify/check/verifier.h"
+#include "pagecheck/verify/gen/classify.h"
 #include "pagecheck/verify/gen/generators.h"
 
 namespace pagecheck::verify::test {
@@ -18,6 +22,36 @@ inline constexpr uint64_t kAllCaps =
 inline constexpr uint64_t kDecodeCaps = PC_CAP_ALIBI | PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE |
                                         PC_CAP_STRIDED_OUTPUT | PC_CAP_CACHE_PAD_SHARED |
                                         PC_CAP_CACHE_PAD;
+
+/// Which cases of a default run default_run() returns.
+enum class LargeCases { kKeep, kSkip };
+
+/// The specs of a default run of one variant (200 cases, seed 1), without its multi-GiB
+/// large-cache cases when `large` is kSkip.
+inline std::vector<gen::CaseSpec> default_run(const gen::VariantCaps& caps,
+                                              LargeCases large = LargeCases::kKeep) {
+  constexpr int kCases = 200;
+  constexpr uint64_t kSeed = 1;
+  check::Target target;
+  target.caps = caps;
+  std::vector<gen::CaseSpec> specs;
+  for (int i = 0; i < kCases; ++i) {
+    const check::CaseParams params = check::case_params(target, kSeed, kCases, i);
+    if (params.large && large == LargeCases::kSkip) continue;
+    specs.push_back(check::generate_case(target, params));
+  }
+  return specs;
+}
+
+/// Edge-case tag -> cases among `specs`, tagged under `caps` (as a run's report counts them).
+inline std::map<std::string, int> tag_histogram(const std::vector<gen::CaseSpec>& specs,
+                                                const gen::VariantCaps& caps) {
+  std::map<std::string, int> tags;
+  for (const auto& s : specs) {
+    for (const auto& t : gen::edge_tags(s, caps)) ++tags[t];
+  }
+  return tags;
+}
 
 /// A non-empty random subset of `all` (in its order).
 template <typename T>

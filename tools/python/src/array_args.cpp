@@ -73,43 +73,42 @@ py::array to_numpy(const py::handle& obj, const std::string& name) {
   }
 }
 
-std::optional<DType> requested_dtype(const py::handle& dtype) {
-  if (dtype.is_none()) return std::nullopt;
-  if (!py::isinstance<py::str>(dtype)) {
-    throw py::type_error("dtype: expected None or a name such as 'float16' or 'bfloat16', got " +
-                         py::repr(dtype).cast<std::string>());
+namespace {
+
+/// An optional keyword naming a value: None gives nullopt; anything but a str is a TypeError
+/// "NAME: expected None or EXPECTED, got REPR"; a str `parse` refuses is a ValueError
+/// "NAME: <parse's message>".
+template <typename T, typename Parse>
+std::optional<T> optional_name(const py::handle& value, const char* name, const char* expected,
+                               Parse parse) {
+  if (value.is_none()) return std::nullopt;
+  if (!py::isinstance<py::str>(value)) {
+    throw py::type_error(std::string(name) + ": expected None or " + expected + ", got " +
+                         py::repr(value).cast<std::string>());
   }
   try {
-    return parse_dtype(dtype.cast<std::string>());
+    return parse(value.cast<std::string>());
   } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("dtype: ") + e.what());
+    throw py::value_error(std::string(name) + ": " + e.what());
   }
+}
+
+}  // namespace
+
+std::optional<DType> requested_dtype(const py::handle& dtype) {
+  return optional_name<DType>(dtype, "dtype", "a name such as 'float16' or 'bfloat16'",
+                              parse_dtype);
 }
 
 std::optional<DType> requested_kv_dtype(const py::handle& kv_dtype) {
-  if (kv_dtype.is_none()) return std::nullopt;
-  if (!py::isinstance<py::str>(kv_dtype)) {
-    throw py::type_error("kv_dtype: expected None or a name such as 'fp8_e4m3', got " +
-                         py::repr(kv_dtype).cast<std::string>());
-  }
-  try {
-    return parse_dtype(kv_dtype.cast<std::string>());
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("kv_dtype: ") + e.what());
-  }
+  return optional_name<DType>(kv_dtype, "kv_dtype", "a name such as 'fp8_e4m3'", parse_dtype);
 }
 
 ref::CacheKind requested_kind(const py::handle& kind) {
-  if (kind.is_none()) return ref::CacheKind::kXSplit;
-  if (!py::isinstance<py::str>(kind)) {
-    throw py::type_error("kind: expected None or 'x_split', 'nhd' or 'hnd', got " +
-                         py::repr(kind).cast<std::string>());
-  }
-  try {
-    return ref::parse_cache_kind(kind.cast<std::string>().c_str());
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("kind: ") + e.what());
-  }
+  return optional_name<ref::CacheKind>(
+             kind, "kind", "'x_split', 'nhd' or 'hnd'",
+             [](const std::string& text) { return ref::parse_cache_kind(text.c_str()); })
+      .value_or(ref::CacheKind::kXSplit);
 }
 
 DType tensor_dtype(const py::array& array, const std::string& name, std::optional<DType> requested,
