@@ -26,22 +26,34 @@ def load_report(path):
     return report
 
 
+def tick_label(shape):
+    """The shape's label without its group's base ("mha", "gqa", "tokens") and suffix
+    ("_nhd_e4m3", "_w128", ...), which the group's title already says."""
+    group, label = shape["group"], shape["label"]
+    base, _, suffix = group.partition("_")
+    if suffix and label.endswith("_" + suffix):
+        label = label[: -len(suffix) - 1]
+    if label.startswith(base + "_"):
+        label = label[len(base) + 1:]
+    return label.replace("_", " ")
+
+
 def series(report):
-    """{group: (tick labels, {variant: [GB/s or nan]})} in report order."""
+    """{group: (tick labels, {variant: [GB/s or nan]}, [(index, GB/s) above the ceiling])} in
+    report order."""
     groups = {}
     for result in report["results"]:
         shape = result["shape"]
-        group = shape["group"]
-        label = shape["label"]
-        if label.startswith(group + "_"):
-            label = label[len(group) + 1:]
-        ticks, values = groups.setdefault(group, ([], {v: [] for v in report["variants"]}))
-        ticks.append(label.replace("_", " "))
+        ticks, values, above = groups.setdefault(
+            shape["group"], ([], {v: [] for v in report["variants"]}, []))
+        ticks.append(tick_label(shape))
         by_variant = {v["variant"]: v for v in result["variants"]}
         for variant in report["variants"]:
             v = by_variant.get(variant)
             ok = v is not None and v["status"] == "ok"
             values[variant].append(v["gbps"] if ok else math.nan)
+            if ok and v.get("above_ceiling", False):
+                above.append((len(ticks) - 1, v["gbps"]))
     return groups
 
 
@@ -58,13 +70,16 @@ def plot(report, out_path):
     family = report["family"]
     main_kind = "read" if family == "paged_attention" else "copy"
     ceilings = report["ceilings"]
-    widest = max(len(ticks) for ticks, _ in groups.values())
+    widest = max(len(ticks) for ticks, _, _ in groups.values())
     fig, axes = plt.subplots(len(groups), 1, figsize=(max(7.0, 0.42 * widest + 3.0),
                                                       3.8 * len(groups)), squeeze=False)
-    for ax, (group, (ticks, values)) in zip(axes[:, 0], groups.items()):
+    for ax, (group, (ticks, values, above)) in zip(axes[:, 0], groups.items()):
         xs = list(range(len(ticks)))
         for variant, ys in values.items():
             ax.plot(xs, ys, marker="o", markersize=3.5, linewidth=1.4, label=variant)
+        if above:  # a measurement above its ceiling: the byte count, caching or timing is wrong
+            ax.scatter([x for x, _ in above], [y for _, y in above], marker="x", s=60,
+                       color="red", zorder=5, label="ABOVE CEILING")
         for kind, style in (("copy", "--"), ("read", ":")):
             c = ceilings[kind]
             width = 2.0 if kind == main_kind else 1.0

@@ -6,6 +6,7 @@
 
 #include "attention/attention_host.h"
 #include "attention/attention_params.h"
+#include "attention_gqa/gqa_variant.h"
 #include "common/kernel_lists.h"
 #include "copy/copy_host.h"
 
@@ -20,7 +21,10 @@ constexpr uint32_t kAllDtypes =
 constexpr uint64_t kLayoutCaps = PC_CAP_LARGE_CACHE | PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE |
                                  PC_CAP_STRIDED_OUTPUT | PC_CAP_CACHE_PAD_SHARED | PC_CAP_CACHE_PAD;
 constexpr uint64_t kAttentionCaps = kLayoutCaps | PC_CAP_ALIBI;
-constexpr uint64_t kCopyCaps = kLayoutCaps;
+/// Copies: every layout the strides describe, K and V in one allocation, inputs of every
+/// magnitude (bit copies; fp8 conversions saturate as the reference does).
+constexpr uint64_t kCopyCaps = kLayoutCaps | PC_CAP_COMBINED_KV | PC_CAP_FULL_RANGE;
+constexpr uint32_t kFp8Dtypes = (1u << PC_DTYPE_FP8_E4M3) | (1u << PC_DTYPE_FP8_E5M2);
 
 // user_data points at one of these.
 const AttentionVariant kV1Baseline = AttentionVariant::kV1Baseline;
@@ -123,8 +127,21 @@ pc_variant attention(const char* name, const char* description, const AttentionV
   return v;
 }
 
+/// The copies' layouts and cache dtypes: x-split, NHD and HND; the token dtype or fp8 (E4M3,
+/// E5M2) with per-tensor or per-kv-head scales. (Token dtypes stay the three 16/32-bit ones:
+/// a raw gather of fp8 codes, dtype == cache dtype fp8, is implemented but not declared, since
+/// the generators would pair an fp8 token dtype with the other fp8 cache dtype.)
+void declare_copy_layouts(pc_variant& v) {
+  v.kv_dtype_mask = kAllDtypes | kFp8Dtypes;
+  v.cache_kind_mask = (1u << PC_CACHE_X_SPLIT) | (1u << PC_CACHE_NHD) | (1u << PC_CACHE_HND);
+  v.scale_kind_mask =
+      (1u << PC_SCALE_NONE) | (1u << PC_SCALE_PER_TENSOR) | (1u << PC_SCALE_PER_KV_HEAD);
+}
+
 pc_variant gather(const char* name, const char* description, const CopyVariant* which) {
-  pc_variant v = common(name, description, PC_FAMILY_GATHER_CACHED_KV, kCopyCaps, which);
+  pc_variant v =
+      common(name, description, PC_FAMILY_GATHER_CACHED_KV, kCopyCaps | PC_CAP_DEQUANTIZE, which);
+  declare_copy_layouts(v);
   v.can_implement = &gather_can_implement;
   v.launch = &gather_launch;
   return v;
@@ -132,6 +149,7 @@ pc_variant gather(const char* name, const char* description, const CopyVariant* 
 
 pc_variant reshape(const char* name, const char* description, const CopyVariant* which) {
   pc_variant v = common(name, description, PC_FAMILY_RESHAPE_AND_CACHE, kCopyCaps, which);
+  declare_copy_layouts(v);
   v.can_implement = &reshape_can_implement;
   v.launch = &reshape_launch;
   return v;
@@ -150,11 +168,15 @@ const pc_variant* builtin_variants(std::size_t* count) {
       attention("v2_split",
                 "split-K: 256+-token partitions sized to the grid, then a reduction kernel",
                 &kV2Split),
+      gqa_variant(),  // v3_gqa: kernels/src/attention_gqa/gqa_variant.cpp
       gather("naive", "one thread per element, scalar loads and stores", &kScalar),
-      gather("vectorized", "threads of a token copy 16-byte key groups; 16-byte coalesced writes",
+      gather("vectorized",
+             "16-byte cache chunks (strided scalar reads where not contiguous); 16-byte writes",
              &kVectorized),
       reshape("scalar", "one thread per element, scalar loads and stores", &kScalar),
-      reshape("vectorized", "16-byte coalesced row reads; 16-byte key-group writes", &kVectorized),
+      reshape("vectorized",
+              "16-byte row reads; 16-byte cache chunk writes (strided where not contiguous)",
+              &kVectorized),
   };
 
   *count = std::size(kVariants);

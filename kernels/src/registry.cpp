@@ -45,7 +45,7 @@ constexpr uint32_t kKnownKinds =
     (1u << PC_CACHE_X_SPLIT) | (1u << PC_CACHE_NHD) | (1u << PC_CACHE_HND);
 constexpr uint32_t kKnownScaleKinds =
     (1u << PC_SCALE_NONE) | (1u << PC_SCALE_PER_TENSOR) | (1u << PC_SCALE_PER_KV_HEAD);
-constexpr uint64_t kKnownCaps = (uint64_t{PC_CAP_DEQUANTIZE} << 1) - 1;
+constexpr uint64_t kKnownCaps = (uint64_t{PC_CAP_FULL_RANGE} << 1) - 1;
 constexpr uint32_t kKnownRounding = (PC_ROUND_PARTITION_SUMS << 1) - 1;
 /// The host reads every field of pc_variant up to and including user_data.
 constexpr std::size_t kVariantBytesRead = offsetof(pc_variant, user_data) + sizeof(void*);

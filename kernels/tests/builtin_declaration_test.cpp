@@ -77,18 +77,22 @@ class Builtins : public ::testing::Test {
 };
 
 TEST_F(Builtins, DeclareTheDecodeSubsetTheyImplement) {
-  ASSERT_EQ(registry.variants().size(), 7u);
+  ASSERT_EQ(registry.variants().size(), 8u);
   for (const auto& v : registry.variants()) {
     SCOPED_TRACE(v->name);
+    if (v->name == "v3_gqa") continue;  // its own declaration: gqa_declaration_test.cpp
     EXPECT_EQ(v->abi_version, 2);
     EXPECT_EQ(v->origin, "builtin");
+    const bool copy = v->variant.family != PC_FAMILY_PAGED_ATTENTION;
     EXPECT_TRUE(v->supports_cache_kind(PC_CACHE_X_SPLIT));
-    EXPECT_FALSE(v->supports_cache_kind(PC_CACHE_NHD));
-    EXPECT_FALSE(v->supports_cache_kind(PC_CACHE_HND));
+    EXPECT_EQ(v->supports_cache_kind(PC_CACHE_NHD), copy);
+    EXPECT_EQ(v->supports_cache_kind(PC_CACHE_HND), copy);
     EXPECT_TRUE(v->supports_kv_dtype(PC_DTYPE_BFLOAT16, PC_DTYPE_BFLOAT16));
-    EXPECT_FALSE(v->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_FP8_E4M3));
+    EXPECT_EQ(v->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_FP8_E4M3), copy);
+    EXPECT_EQ(v->supports_kv_dtype(PC_DTYPE_FLOAT32, PC_DTYPE_FP8_E5M2), copy);
     EXPECT_TRUE(v->supports_scale_kind(PC_SCALE_NONE));
-    EXPECT_FALSE(v->supports_scale_kind(PC_SCALE_PER_TENSOR));
+    EXPECT_EQ(v->supports_scale_kind(PC_SCALE_PER_TENSOR), copy);
+    EXPECT_EQ(v->supports_scale_kind(PC_SCALE_PER_KV_HEAD), copy);
     EXPECT_EQ(v->max_query_len(), 1);
     EXPECT_EQ(v->variant.context0, PC_CONTEXT0_UNSUPPORTED);
     EXPECT_EQ(v->variant.precision.struct_size, sizeof(pc_precision));
@@ -99,8 +103,9 @@ TEST_F(Builtins, DeclareTheDecodeSubsetTheyImplement) {
     EXPECT_TRUE(v->has_caps(PC_CAP_LARGE_CACHE | PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE |
                             PC_CAP_STRIDED_OUTPUT | PC_CAP_CACHE_PAD | PC_CAP_CACHE_PAD_SHARED));
     EXPECT_EQ(v->has_caps(PC_CAP_ALIBI), v->variant.family == PC_FAMILY_PAGED_ATTENTION);
-    for (uint64_t cap : {PC_CAP_COMBINED_KV, PC_CAP_SINKS, PC_CAP_WINDOW, PC_CAP_SOFT_CAP,
-                         PC_CAP_NON_CAUSAL, PC_CAP_DEQUANTIZE}) {
+    EXPECT_EQ(v->has_caps(PC_CAP_COMBINED_KV | PC_CAP_FULL_RANGE), copy);
+    EXPECT_EQ(v->has_caps(PC_CAP_DEQUANTIZE), v->variant.family == PC_FAMILY_GATHER_CACHED_KV);
+    for (uint64_t cap : {PC_CAP_SINKS, PC_CAP_WINDOW, PC_CAP_SOFT_CAP, PC_CAP_NON_CAUSAL}) {
       EXPECT_FALSE(v->has_caps(cap)) << cap;
     }
     const std::vector<int32_t> declared(kernels::kPartitionSizes.begin(),
@@ -162,6 +167,7 @@ TEST_F(Builtins, AttentionRefusesWhatTheKernelsCannotDo) {
   };
   for (const VariantInfo* v : registry.family(PC_FAMILY_PAGED_ATTENTION)) {
     SCOPED_TRACE(v->name);
+    if (v->name == "v3_gqa") continue;  // its refusals: gqa_declaration_test.cpp
     std::string msg;
     const pc_paged_attention_args valid = decode_args();
     ASSERT_EQ(v->can_implement(h200(), &valid, &msg), PC_STATUS_OK) << msg;
@@ -180,7 +186,8 @@ TEST_F(Builtins, AttentionRefusesWhatTheKernelsCannotDo) {
   }
 }
 
-TEST_F(Builtins, CopiesRefuseDequantizeAndForeignCaches) {
+/// A valid bfloat16 gather of 10 tokens from the packed x-split cache of decode_args().
+pc_gather_args gather_args() {
   pc_gather_args g{};
   g.struct_size = sizeof g;
   g.dtype = PC_DTYPE_BFLOAT16;
@@ -196,19 +203,11 @@ TEST_F(Builtins, CopiesRefuseDequantizeAndForeignCaches) {
   g.value_out = const_cast<void*>(aligned(5));
   g.value_stride_token = 2 * 128;
   g.value_stride_head = 128;
-  for (const VariantInfo* v : registry.family(PC_FAMILY_GATHER_CACHED_KV)) {
-    SCOPED_TRACE(v->name);
-    std::string msg;
-    EXPECT_EQ(v->can_implement(h200(), &g, &msg), PC_STATUS_OK) << msg;
-    pc_gather_args d = g;
-    d.dequantize = 1;
-    EXPECT_EQ(v->can_implement(h200(), &d, &msg), PC_STATUS_UNSUPPORTED);
-    EXPECT_NE(msg.find("dequantize"), std::string::npos) << msg;
-    d = g;
-    d.cache.kind = PC_CACHE_HND;
-    EXPECT_EQ(v->can_implement(h200(), &d, &msg), PC_STATUS_UNSUPPORTED);
-    EXPECT_NE(msg.find("only x-split"), std::string::npos) << msg;
-  }
+  return g;
+}
+
+/// The reshape_and_cache call over the same tensors.
+pc_reshape_and_cache_args reshape_of(const pc_gather_args& g) {
   pc_reshape_and_cache_args r{};
   r.struct_size = sizeof r;
   r.dtype = g.dtype;
@@ -223,14 +222,152 @@ TEST_F(Builtins, CopiesRefuseDequantizeAndForeignCaches) {
   r.value_cache = const_cast<void*>(g.value_cache);
   r.cache = g.cache;
   r.slot_mapping = g.slot_mapping;
-  for (const VariantInfo* v : registry.family(PC_FAMILY_RESHAPE_AND_CACHE)) {
-    SCOPED_TRACE(v->name);
-    std::string msg;
-    EXPECT_EQ(v->can_implement(h200(), &r, &msg), PC_STATUS_OK) << msg;
-    pc_reshape_and_cache_args d = r;
-    d.cache.combined = 1;
-    EXPECT_EQ(v->can_implement(h200(), &d, &msg), PC_STATUS_UNSUPPORTED);
-    EXPECT_NE(msg.find("combined"), std::string::npos) << msg;
+  return r;
+}
+
+/// Packed NHD ([S, H, D] pages) or HND ([H, S, D]) strides of the 2-head, head-128, block-16
+/// cache, for K and V.
+void page_layout(pc_kv_cache& c, pc_cache_kind kind) {
+  const int64_t S = 16, H = 2, D = 128;
+  c.kind = kind;
+  c.key = kind == PC_CACHE_NHD ? pc_cache_strides{S * H * D, D, H * D, 0, 1, D}
+                               : pc_cache_strides{H * S * D, S * D, D, 0, 1, D};
+  c.value = c.key;
+}
+
+/// An fp8 cache of `dtype` with per-kv-head scales; dequantizing when gathering.
+void fp8_cache(pc_gather_args& g, pc_dtype dtype) {
+  g.cache.dtype = dtype;
+  g.cache.scale_kind = PC_SCALE_PER_KV_HEAD;
+  g.cache.k_scale = static_cast<const float*>(aligned(7));
+  g.cache.v_scale = static_cast<const float*>(aligned(8));
+  g.dequantize = 1;
+}
+
+struct CopyCase {
+  const char* name;
+  void (*change)(pc_gather_args&);
+  pc_status gather;      ///< expected gather status
+  pc_status reshape;     ///< expected reshape status
+  const char* expected;  ///< in the message of a refusal
+  bool vectorized_only;  ///< the scalar variants accept it
+};
+
+const CopyCase kCopyCases[] = {
+    {"x-split", [](pc_gather_args&) {}, PC_STATUS_OK, PC_STATUS_OK, "", false},
+    {"nhd", [](pc_gather_args& g) { page_layout(g.cache, PC_CACHE_NHD); }, PC_STATUS_OK,
+     PC_STATUS_OK, "", false},
+    {"hnd", [](pc_gather_args& g) { page_layout(g.cache, PC_CACHE_HND); }, PC_STATUS_OK,
+     PC_STATUS_OK, "", false},
+    {"combined nhd",
+     [](pc_gather_args& g) {
+       page_layout(g.cache, PC_CACHE_NHD);
+       g.cache.combined = 1;
+       g.cache.value_base = 16 * 2 * 128;
+       g.cache.key.block = g.cache.value.block = 2 * g.cache.value_base;
+       g.value_cache = static_cast<const char*>(g.key_cache) + 2 * g.cache.value_base;
+     },
+     PC_STATUS_OK, PC_STATUS_OK, "", false},
+    {"padded nhd (scalar cache accesses)",
+     [](pc_gather_args& g) {
+       page_layout(g.cache, PC_CACHE_NHD);
+       g.cache.key.slot += 3;
+       g.cache.key.block = 16 * g.cache.key.slot + 5;
+     },
+     PC_STATUS_OK, PC_STATUS_OK, "", false},
+    {"fp8 e4m3 nhd, float16 tokens",
+     [](pc_gather_args& g) {
+       page_layout(g.cache, PC_CACHE_NHD);
+       g.dtype = PC_DTYPE_FLOAT16;
+       fp8_cache(g, PC_DTYPE_FP8_E4M3);
+     },
+     PC_STATUS_OK, PC_STATUS_OK, "", false},
+    {"fp8 e5m2 per tensor, float32 tokens",
+     [](pc_gather_args& g) {
+       page_layout(g.cache, PC_CACHE_HND);
+       g.dtype = PC_DTYPE_FLOAT32;
+       g.key_stride_token = g.value_stride_token = 2 * 128;
+       fp8_cache(g, PC_DTYPE_FP8_E5M2);
+       g.cache.scale_kind = PC_SCALE_PER_TENSOR;
+     },
+     PC_STATUS_OK, PC_STATUS_OK, "", false},
+    {"raw fp8 codes",
+     [](pc_gather_args& g) {
+       page_layout(g.cache, PC_CACHE_NHD);
+       fp8_cache(g, PC_DTYPE_FP8_E4M3);
+       g.dtype = PC_DTYPE_FP8_E4M3;
+       g.dequantize = 0;
+     },
+     PC_STATUS_OK, PC_STATUS_OK, "", false},
+    {"dequantize a bfloat16 cache", [](pc_gather_args& g) { g.dequantize = 1; },
+     PC_STATUS_INVALID_ARGUMENT, PC_STATUS_OK, "dequantize", false},
+    {"fp8 without dequantize",
+     [](pc_gather_args& g) {
+       page_layout(g.cache, PC_CACHE_NHD);
+       fp8_cache(g, PC_DTYPE_FP8_E4M3);
+       g.dequantize = 0;
+     },
+     PC_STATUS_INVALID_ARGUMENT, PC_STATUS_OK, "raw gather", false},
+    {"fp8 without scales",
+     [](pc_gather_args& g) {
+       page_layout(g.cache, PC_CACHE_NHD);
+       fp8_cache(g, PC_DTYPE_FP8_E5M2);
+       g.cache.scale_kind = PC_SCALE_NONE;
+     },
+     PC_STATUS_INVALID_ARGUMENT, PC_STATUS_INVALID_ARGUMENT, "scale_kind", false},
+    {"fp8 k_scale NULL",
+     [](pc_gather_args& g) {
+       page_layout(g.cache, PC_CACHE_NHD);
+       fp8_cache(g, PC_DTYPE_FP8_E4M3);
+       g.cache.k_scale = nullptr;
+     },
+     PC_STATUS_INVALID_ARGUMENT, PC_STATUS_INVALID_ARGUMENT, "cache.k_scale", false},
+    {"mixed 16-bit dtypes", [](pc_gather_args& g) { g.dtype = PC_DTYPE_FLOAT16; },
+     PC_STATUS_UNSUPPORTED, PC_STATUS_UNSUPPORTED, "mixed-dtype", false},
+    {"scales on a bfloat16 cache",
+     [](pc_gather_args& g) { g.cache.scale_kind = PC_SCALE_PER_TENSOR; },
+     PC_STATUS_INVALID_ARGUMENT, PC_STATUS_INVALID_ARGUMENT, "only fp8 caches", false},
+    {"combined with a foreign value pointer",
+     [](pc_gather_args& g) {
+       g.cache.combined = 1;
+       g.cache.value_base = 2 * 128 * 16;
+     },
+     PC_STATUS_INVALID_ARGUMENT, PC_STATUS_INVALID_ARGUMENT, "value_base", false},
+    {"dim_split not dividing head_size", [](pc_gather_args& g) { g.cache.key.dim_split = 3; },
+     PC_STATUS_INVALID_ARGUMENT, PC_STATUS_INVALID_ARGUMENT, "cache.key.dim_split", false},
+    {"unknown kind", [](pc_gather_args& g) { g.cache.kind = static_cast<pc_cache_kind>(7); },
+     PC_STATUS_UNSUPPORTED, PC_STATUS_UNSUPPORTED, "unknown page layout", false},
+    {"head size not compiled", [](pc_gather_args& g) { g.cache.head_size = 120; },
+     PC_STATUS_UNSUPPORTED, PC_STATUS_UNSUPPORTED, "head_size", false},
+    {"unaligned token rows",
+     [](pc_gather_args& g) { g.key_out = static_cast<char*>(g.key_out) + 2; },
+     PC_STATUS_UNSUPPORTED, PC_STATUS_UNSUPPORTED, "16-byte", true},
+    {"token stride not a multiple of x",
+     [](pc_gather_args& g) { g.value_stride_token = 2 * 128 + 1; }, PC_STATUS_UNSUPPORTED,
+     PC_STATUS_UNSUPPORTED, "value_stride_token", true},
+};
+
+TEST_F(Builtins, CopiesTakeEveryLayoutAndFp8AndRefuseTheRest) {
+  for (const CopyCase& c : kCopyCases) {
+    SCOPED_TRACE(c.name);
+    pc_gather_args g = gather_args();
+    c.change(g);
+    const pc_reshape_and_cache_args r = reshape_of(g);
+    for (pc_family family : {PC_FAMILY_GATHER_CACHED_KV, PC_FAMILY_RESHAPE_AND_CACHE}) {
+      const bool gather = family == PC_FAMILY_GATHER_CACHED_KV;
+      for (const VariantInfo* v : registry.family(family)) {
+        SCOPED_TRACE(v->name);
+        std::string msg;
+        const bool scalar = v->name == "naive" || v->name == "scalar";
+        const pc_status expected = scalar && c.vectorized_only ? PC_STATUS_OK
+                                   : gather                    ? c.gather
+                                                               : c.reshape;
+        const pc_status st =
+            gather ? v->can_implement(h200(), &g, &msg) : v->can_implement(h200(), &r, &msg);
+        EXPECT_EQ(st, expected) << msg;
+        if (expected != PC_STATUS_OK) EXPECT_NE(msg.find(c.expected), std::string::npos) << msg;
+      }
+    }
   }
 }
 

@@ -13,16 +13,11 @@ namespace {
 /// Which way the elements move.
 enum class Direction { kCacheToTokens, kTokensToCache };
 
-/// The scale of kv head `head` (per tensor: entry 0).
-float scale_of(const std::vector<float>& scales, ScaleKind kind, int64_t head) {
-  return scales[kind == ScaleKind::kPerKvHead ? head : 0];
-}
-
 /// Moves one element between a cache element and a token element.
 struct ElementCopy {
   DType cache_dtype;
   DType token_dtype;
-  ScaleKind scale_kind;
+  const PagedCacheLayout& layout;  ///< the cache (its scale kind)
   Direction direction;
 
   void operator()(std::byte* cache, int64_t cache_index, std::byte* token, int64_t token_index,
@@ -38,7 +33,7 @@ struct ElementCopy {
       }
       return;
     }
-    const float scale = scale_of(scales, scale_kind, head);
+    const float scale = layout.scale_at(scales, head);
     if (direction == Direction::kCacheToTokens) {  // dequantize: code * scale in float32
       const float code = static_cast<float>(load_element(cache_dtype, cache, cache_index));
       store_element(token_dtype, token, token_index, code * scale);
@@ -57,7 +52,7 @@ void copy_tokens(CacheCopyProblem& p, Direction direction) {
                                             "cache.dtype, but dtype = ") +
                                 dtype_name(p.dtype) + " and cache.dtype = " + dtype_name(c.dtype));
   }
-  const ElementCopy copy{c.dtype, p.dtype, c.scale_kind, direction};
+  const ElementCopy copy{c.dtype, p.dtype, c, direction};
   std::byte* key_cache = p.key_cache.data();
   std::byte* value_cache = c.combined ? p.key_cache.data() : p.value_cache.data();
   for (int64_t t = 0; t < p.num_tokens(); ++t) {

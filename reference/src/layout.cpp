@@ -54,14 +54,13 @@ struct Axis {
   int64_t stride = 0;
 };
 
-/// The axes of one cache tensor (size-1 axes included; the checks skip them).
+/// The axes of one cache tensor named "<tensor>.<axis>" (size-1 axes included; the checks skip
+/// them).
 std::vector<Axis> axes_of(const std::string& tensor, const CacheTensorStrides& s,
                           const PagedCacheLayout& c) {
-  return {{tensor + ".block", c.num_blocks, s.block},
-          {tensor + ".head", c.num_kv_heads, s.head},
-          {tensor + ".slot", c.block_size, s.slot},
-          {tensor + ".group", c.head_size / s.dim_split, s.group},
-          {tensor + ".dim", s.dim_split, s.dim}};
+  std::vector<Axis> axes;
+  for (const CacheAxis& a : c.axes(s)) axes.push_back({tensor + "." + a.name, a.size, a.stride});
+  return axes;
 }
 
 /// Requires that no two index tuples of `axes` share an offset: with the axes of size > 1
@@ -157,6 +156,27 @@ void PagedCacheLayout::validate() const {
     fail(where,
          "num_blocks = " + str(num_blocks) + " makes the cache too large for 64-bit offsets");
   }
+}
+
+std::array<CacheAxis, 5> PagedCacheLayout::axes(const CacheTensorStrides& s) const {
+  return {{{"block", num_blocks, s.block},
+           {"head", num_kv_heads, s.head},
+           {"slot", block_size, s.slot},
+           {"group", head_size / s.dim_split, s.group},
+           {"dim", s.dim_split, s.dim}}};
+}
+
+int64_t scale_count(ScaleKind kind, int64_t num_kv_heads) {
+  return kind == ScaleKind::kPerTensor ? 1 : kind == ScaleKind::kPerKvHead ? num_kv_heads : 0;
+}
+
+int64_t PagedCacheLayout::scale_count() const {
+  return ref::scale_count(scale_kind, num_kv_heads);
+}
+
+float PagedCacheLayout::scale_at(const std::vector<float>& scales, int64_t kv_head) const {
+  if (scales.empty()) return 1.0f;
+  return scales[scale_kind == ScaleKind::kPerKvHead ? kv_head : 0];
 }
 
 int64_t PagedCacheLayout::key_at(int64_t block, int64_t head, int64_t slot, int64_t dim) const {

@@ -10,14 +10,12 @@
 #include <Eigen/Core>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <limits>
-#include <mutex>
-#include <thread>
+#include <memory>
 #include <vector>
 
+#include "pagecheck/reference/parallel.h"
 #include "tile_decode.h"
 
 namespace pagecheck::ref {
@@ -25,29 +23,6 @@ namespace {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-/// Key positions [lo, hi) that query row `row` of a sequence attends (lo == hi: none).
-struct AttendedRange {
-  int64_t position = 0;  ///< the row's position p = context_len - query_len + row
-  int64_t lo = 0;        ///< first attended key position
-  int64_t hi = 0;        ///< one past the last attended key position
-};
-
-AttendedRange attended_range(const AttentionFeatures& f, int64_t context_len, int64_t query_len,
-                             int64_t row) {
-  AttendedRange r;
-  r.position = context_len - query_len + row;
-  r.hi = f.causal ? std::min(r.position + 1, context_len) : context_len;
-  r.lo = f.window > 0 ? std::max<int64_t>(0, r.position - f.window + 1) : 0;
-  r.hi = std::max(r.hi, r.lo);
-  return r;
-}
-
-/// The scale of kv head `head` in an fp8 cache's scale array (1 when there are none).
-double head_scale(const std::vector<float>& scales, ScaleKind kind, int64_t head) {
-  if (scales.empty()) return 1.0;
-  return scales[kind == ScaleKind::kPerKvHead ? head : 0];
-}
 
 /// Computes the groups of one problem; holds scratch buffers reused across groups.
 class GroupWorker {
@@ -76,7 +51,7 @@ class GroupWorker {
     // The span of key positions any vector attends: the union of the rows' ranges.
     int64_t span_lo = ctx, span_hi = 0;
     for (int64_t i = 0; i < q_len; ++i) {
-      const AttendedRange range = attended_range(p_.features, ctx, q_len, i);
+      const AttendedRange range = p_.attended(seq, i);
       for (int64_t j = 0; j < group_; ++j) ranges_[i * group_ + j] = range;
       if (range.lo < range.hi) {
         span_lo = std::min(span_lo, range.lo);
@@ -94,8 +69,8 @@ class GroupWorker {
     }
     const int64_t first_block = span_lo / bs, end_block = (span_hi + bs - 1) / bs;
     const int32_t* table = batch.block_table.data() + seq * batch.max_blocks_per_seq;
-    const double k_scale = head_scale(p_.k_scale, p_.cache.scale_kind, kv_head);
-    const double v_scale = head_scale(p_.v_scale, p_.cache.scale_kind, kv_head);
+    const double k_scale = p_.cache.scale_at(p_.k_scale, kv_head);
+    const double v_scale = p_.cache.scale_at(p_.v_scale, kv_head);
 
     // Pass 1: logits[t] = q . k_t, one decoded key tile at a time, only the attended slots.
     for (int64_t b = first_block; b < end_block; ++b) {
@@ -222,34 +197,13 @@ PagedAttentionResult paged_attention(const PagedAttentionProblem& problem,
   result.out.assign(result.num_rows * problem.num_heads * problem.head_size(), kNaN);
   result.lse.assign(result.num_rows * problem.num_heads, kNaN);
 
-  // Groups are handed out dynamically to num_threads workers (the caller's thread included).
+  // One task per (sequence, kv head); each thread keeps one GroupWorker (its scratch buffers).
   const int64_t num_kv_heads = problem.num_kv_heads();
-  const int64_t num_tasks = problem.num_seqs() * num_kv_heads;
-  if (num_tasks == 0) return result;
-  int64_t num_threads = options.num_threads > 0
-                            ? options.num_threads
-                            : static_cast<int64_t>(std::thread::hardware_concurrency());
-  num_threads = std::clamp<int64_t>(num_threads, 1, num_tasks);
-  std::atomic<int64_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    try {
-      GroupWorker worker(problem, result);
-      for (int64_t task = next++; task < num_tasks; task = next++) {
-        worker.run(task / num_kv_heads, task % num_kv_heads);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next = num_tasks;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int64_t i = 1; i < num_threads; ++i) threads.emplace_back(work);
-  work();
-  for (auto& thread : threads) thread.join();
-  if (error) std::rethrow_exception(error);
+  run_tasks(problem.num_seqs() * num_kv_heads, options.num_threads, [&] {
+    return [worker = std::make_shared<GroupWorker>(problem, result), num_kv_heads](int64_t task) {
+      worker->run(task / num_kv_heads, task % num_kv_heads);
+    };
+  });
   return result;
 }
 

@@ -57,15 +57,11 @@ void require_query_dtype(const char* field, DType dtype) {
 /// each finite and positive.
 void require_scales(const char* name, const std::vector<float>& scales,
                     const PagedCacheLayout& cache) {
-  int64_t expected = 0;
-  const char* what = "no entries for scale_kind none";
-  if (cache.scale_kind == ScaleKind::kPerTensor) {
-    expected = 1;
-    what = "1 entry for scale_kind per_tensor";
-  } else if (cache.scale_kind == ScaleKind::kPerKvHead) {
-    expected = cache.num_kv_heads;
-    what = "num_kv_heads entries for scale_kind per_kv_head";
-  }
+  const int64_t expected = cache.scale_count();
+  const char* what = cache.scale_kind == ScaleKind::kPerTensor ? "1 entry for scale_kind per_tensor"
+                     : cache.scale_kind == ScaleKind::kPerKvHead
+                         ? "num_kv_heads entries for scale_kind per_kv_head"
+                         : "no entries for scale_kind none";
   if (static_cast<int64_t>(scales.size()) != expected) {
     fail(std::string(name) + ".size() = " + str(static_cast<int64_t>(scales.size())) +
          " does not match " + what + " (" + str(expected) + ")");

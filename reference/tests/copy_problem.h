@@ -71,9 +71,7 @@ inline ref::CacheCopyProblem make_copy(const CopyCase& c) {
           store_element(c.dtype, rows.data(), layout.offset(t, h, d), v);
         }
   }
-  const int64_t scales = c.scale_kind == ref::ScaleKind::kNone        ? 0
-                         : c.scale_kind == ref::ScaleKind::kPerTensor ? 1
-                                                                      : c.shape.num_kv_heads;
+  const int64_t scales = ref::scale_count(c.scale_kind, c.shape.num_kv_heads);
   std::uniform_real_distribution<float> log_scale(-4.0f, 4.0f);
   for (int64_t i = 0; i < scales; ++i) {
     p.k_scale.push_back(std::exp2(log_scale(rng)));

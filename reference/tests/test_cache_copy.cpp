@@ -92,7 +92,7 @@ std::byte* token_element(CacheCopyProblem& p, int tensor, int64_t t, int64_t h, 
 
 float scale(const CacheCopyProblem& p, int tensor, int64_t head) {
   const std::vector<float>& s = tensor == 0 ? p.k_scale : p.v_scale;
-  return s[p.cache.scale_kind == ScaleKind::kPerKvHead ? head : 0];
+  return p.cache.scale_at(s, head);
 }
 
 /// Calls fn(tensor, t, h, d, block, slot) for every element of every mapped row.

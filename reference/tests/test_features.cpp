@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "float64_bounds.h"
 #include "pagecheck/reference/paged_attention.h"
 #include "test_support.h"
 
@@ -19,11 +20,7 @@ namespace {
 using ref::PagedAttentionProblem;
 using ref::PagedAttentionResult;
 
-/// A random problem shape with queries of a random dtype.
-verify::AttentionSpec random_spec() {
-  const DType dtype = *rc::gen::element(DType::kFloat32, DType::kFloat16, DType::kBFloat16);
-  return *test::gen_attention_spec(dtype);
-}
+using test::random_spec;
 
 /// |b - a| <= rel * max(|a|, floor) for every output element and every lse (equal infinities
 /// pass); `what` names the property in the failure message.

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "cache_contents.h"
-#include "pagecheck/reference/error_metrics.h"
+#include "float64_bounds.h"
 #include "pagecheck/reference/paged_attention.h"
 #include "test_support.h"
 
@@ -21,11 +21,7 @@ namespace {
 using ref::PagedAttentionProblem;
 using ref::PagedAttentionResult;
 
-/// A random problem shape with queries of a random dtype.
-verify::AttentionSpec random_spec() {
-  const DType dtype = *rc::gen::element(DType::kFloat32, DType::kFloat16, DType::kBFloat16);
-  return *test::gen_attention_spec(dtype);
-}
+using test::random_spec;
 
 /// Sets key dim 0 of every kv head to value_of(seq, t) for every token a sequence holds
 /// (16/32-bit caches: the value is stored rounded).
@@ -51,79 +47,6 @@ void set_query_dim0(PagedAttentionProblem& p, ValueFn value_of) {
       store_element(p.dtype, p.query.data(), p.query_layout.offset(row, h, 0), value_of(h));
     }
   }
-}
-
-/// Outputs agree to 1e-12 relative (floor 1e-2); b's lse values are a's plus lse_shift
-/// [num_rows, num_heads] (equal infinities pass). With `logit_error` >= 0 (a bound on how far
-/// the two problems' float64 logits may differ by rounding alone), outputs agree within
-/// 2 * logit_error * max|v| (softmax moves each weight by at most a factor e^(2 dl)) and lse
-/// within logit_error instead.
-void expect_close(const PagedAttentionResult& a, const PagedAttentionResult& b,
-                  const std::vector<double>& lse_shift, double logit_error = -1,
-                  double max_abs_value = 0) {
-  const ref::ErrorMetrics m =
-      ref::compare(a.out, b.out, {a.num_rows, a.num_heads, a.head_size}, 1e-2);
-  const bool outputs_differ =
-      logit_error >= 0 ? m.max_abs > 2.0 * logit_error * max_abs_value : m.max_rel > 1e-12;
-  if (outputs_differ || m.num_nonfinite > 0) RC_FAIL("outputs differ: " + m.to_string());
-  for (std::size_t i = 0; i < a.lse.size(); ++i) {
-    if (a.lse[i] == b.lse[i] && !std::isfinite(a.lse[i])) continue;
-    const double expected = a.lse[i] + lse_shift[i];
-    const double allowed =
-        logit_error >= 0 ? logit_error : 1e-12 * std::max(1.0, std::fabs(expected));
-    RC_ASSERT(std::fabs(b.lse[i] - expected) <= allowed);
-  }
-}
-
-/// A bound on the float64 rounding of any logit of `p`: each logit is a sum of head_size + 1
-/// terms (the products scale q_d k_d and the ALiBi term), so two summation orders differ by at
-/// most 2 (head_size + 1) 2^-53 times the sum of the terms' magnitudes (Higham's gamma_n,
-/// twice for the two orders), taken here as its largest value over every row, head and token.
-double logit_rounding_bound(const PagedAttentionProblem& p) {
-  const ref::RaggedBatch& b = p.batch;
-  const int64_t group = p.num_heads / p.num_kv_heads();
-  double largest = 0;
-  for (int64_t s = 0; s < b.num_seqs; ++s) {
-    for (int64_t i = 0; i < b.query_len(s); ++i) {
-      const int64_t row = b.query_begin(s) + i;
-      for (int64_t h = 0; h < p.num_heads; ++h) {
-        const double slope =
-            p.features.alibi_slopes.empty() ? 0.0 : std::fabs(p.features.alibi_slopes[h]);
-        for (int64_t t = 0; t < b.context_lens[s]; ++t) {
-          const int64_t block = b.block_table[s * b.max_blocks_per_seq + t / p.block_size()];
-          double sum = slope * static_cast<double>(b.context_lens[s]);
-          for (int64_t d = 0; d < p.head_size(); ++d) {
-            const double q =
-                load_element(p.dtype, p.query.data(), p.query_layout.offset(row, h, d));
-            const double k = load_element(p.cache.dtype, p.key_cache.data(),
-                                          p.cache.key_at(block, h / group, t % p.block_size(), d));
-            sum += std::fabs(static_cast<double>(p.scale) * q * k);
-          }
-          largest = std::max(largest, sum);
-        }
-      }
-    }
-  }
-  return 2.0 * static_cast<double>(p.head_size() + 1) * 0x1p-53 * largest;
-}
-
-/// The largest |value| of the tokens `p`'s sequences hold.
-double max_abs_value(const PagedAttentionProblem& p) {
-  const ref::RaggedBatch& b = p.batch;
-  double largest = 0;
-  for (int64_t s = 0; s < b.num_seqs; ++s) {
-    for (int64_t t = 0; t < b.context_lens[s]; ++t) {
-      const int64_t block = b.block_table[s * b.max_blocks_per_seq + t / p.block_size()];
-      for (int64_t h = 0; h < p.num_kv_heads(); ++h) {
-        for (int64_t d = 0; d < p.head_size(); ++d) {
-          const int64_t at = p.cache.value_at(block, h, t % p.block_size(), d);
-          const std::byte* base = p.cache.combined ? p.key_cache.data() : p.value_cache.data();
-          largest = std::max(largest, std::fabs(load_element(p.cache.dtype, base, at)));
-        }
-      }
-    }
-  }
-  return largest;
 }
 
 /// Results identical bit for bit.
@@ -219,8 +142,8 @@ RC_GTEST_PROP(Metamorphic, Fp8CacheEqualsItsDequantizedFloat32Copy, ()) {
   std::vector<std::byte>& to = test::value_buffer(f32);
   for (int64_t b = 0; b < c.num_blocks; ++b) {
     for (int64_t h = 0; h < c.num_kv_heads; ++h) {
-      const double ks = fp8.k_scale[fp8.k_scale.size() == 1 ? 0 : h];
-      const double vs = fp8.v_scale[fp8.v_scale.size() == 1 ? 0 : h];
+      const double ks = c.scale_at(fp8.k_scale, h);
+      const double vs = c.scale_at(fp8.v_scale, h);
       for (int64_t slot = 0; slot < c.block_size; ++slot) {
         for (int64_t d = 0; d < c.head_size; ++d) {
           const double key = load_element(c.dtype, fp8.key_cache.data(), c.key_at(b, h, slot, d));
@@ -254,7 +177,10 @@ RC_GTEST_PROP(Metamorphic, QueryShiftThatMovesAllLogitsEquallyKeepsOutput, ()) {
   set_query_dim0(shifted, [](int64_t) { return 2.5; });
   const PagedAttentionResult a = ref::paged_attention(p, {1});
   const PagedAttentionResult b = ref::paged_attention(shifted, {1});
-  expect_close(a, b, std::vector<double>(a.lse.size(), 2.0 * static_cast<double>(p.scale)));
+  // The two problems round their dot products differently (query dim 0 changes): they agree
+  // up to that rounding, bounded from the problems.
+  test::expect_within(a, b, std::vector<double>(a.lse.size(), 2.0 * static_cast<double>(p.scale)),
+                      test::rounding_bound(p, shifted));
 }
 
 /// slope * (t - p) = slope * (t - n + 1) + slope * (n - 1 - p) for a sequence of n tokens: the
@@ -303,10 +229,8 @@ RC_GTEST_PROP(Metamorphic, AlibiEqualsAPositionKeyDimension, ()) {
   }
   // The two problems sum their logits' terms in different orders (ALiBi last, the key
   // dimension first): they agree up to that rounding, bounded from the larger of the two.
-  const double logit_error =
-      std::max(logit_rounding_bound(with_alibi), logit_rounding_bound(with_key));
-  expect_close(ref::paged_attention(with_alibi, {1}), ref::paged_attention(with_key, {1}), shift,
-               logit_error, max_abs_value(with_key));
+  test::expect_within(ref::paged_attention(with_alibi, {1}), ref::paged_attention(with_key, {1}),
+                      shift, test::rounding_bound(with_alibi, with_key));
 }
 
 RC_GTEST_PROP(Metamorphic, ThreadCountDoesNotChangeTheResult, ()) {

@@ -25,28 +25,31 @@ CLI::Validator seed_value() {
       "UINT64");
 }
 
-CLI::Validator positive_finite() {
+namespace {
+
+/// A validator of one number: text that reads as a double and that `accepts`, otherwise
+/// "'<text>' is not <what>".
+CLI::Validator number_that(bool (*accepts)(double), const char* what, const char* type_name) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [accepts, what](std::string& text) -> std::string {
         double value = 0;
-        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value <= 0) {
-          return "'" + text + "' is not a finite number > 0";
+        if (!CLI::detail::lexical_cast(text, value) || !accepts(value)) {
+          return "'" + text + "' is not " + what;
         }
         return {};
       },
-      "POSITIVE");
+      type_name);
+}
+
+}  // namespace
+
+CLI::Validator positive_finite() {
+  return number_that([](double v) { return std::isfinite(v) && v > 0; }, "a finite number > 0",
+                     "POSITIVE");
 }
 
 CLI::Validator unit_interval() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        double value = 0;
-        if (!CLI::detail::lexical_cast(text, value) || !(value >= 0 && value <= 1)) {
-          return "'" + text + "' is not a number from 0 to 1";
-        }
-        return {};
-      },
-      "SHARE");
+  return number_that([](double v) { return v >= 0 && v <= 1; }, "a number from 0 to 1", "SHARE");
 }
 
 }  // namespace pagecheck::cli

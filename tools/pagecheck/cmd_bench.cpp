@@ -15,15 +15,18 @@
 #include "commands.h"
 #include "output_paths.h"
 #include "pagecheck/bench/compare.h"
+#include "pagecheck/bench/device_compare.h"
 #include "pagecheck/bench/plot.h"
 #include "pagecheck/bench/process.h"
 #include "pagecheck/bench/render.h"
 #include "pagecheck/bench/runner.h"
+#include "pagecheck/review/build_revision.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
 #include "pagecheck/review/record.h"
 #include "pagecheck/verify/atomic_file.h"
+#include "pagecheck/verify/check/devices.h"
 #include "record_units.h"
 #ifdef PAGECHECK_BENCH_HAVE_CUDA
 #include "pagecheck/cuda_check.h"
@@ -48,7 +51,30 @@ struct BenchCliOptions {
   std::string repo;
   std::vector<std::string> plugins;
   bench::BenchOptions run;
+  std::string devices;  ///< --devices all|0,1,... ("": the one --device)
 };
+
+/// The devices of `--devices TEXT` among the visible ones: UsageError (exit 2) for a bad list;
+/// none, after a clear message, when no device is visible.
+std::vector<int> bench_devices(const std::string& text) {
+  int count = 0;
+#ifdef PAGECHECK_BENCH_HAVE_CUDA
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    count = 0;
+  }
+#endif
+  if (count == 0) {
+    std::cerr << "pagecheck bench: no GPU: --devices " << text << " found no CUDA device"
+              << (builtin_kernels_available() ? "" : " (this build has no CUDA)") << "\n";
+    return {};
+  }
+  try {
+    return verify::check::parse_device_list(text, count);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
 
 /// "all" or a comma-separated list of family names.
 std::vector<pc_family> parse_families(const std::string& text) {
@@ -122,8 +148,9 @@ void write_outputs(const BenchCliOptions& o, const bench::BenchReport& report) {
   }
 }
 
-/// Benchmarks one family; returns the number of failed variant runs.
-int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family family) {
+/// Measures one family on device o.run.device: the report with its provenance.
+bench::BenchReport measure_family(BenchCliOptions& o, const VariantRegistry& registry,
+                                  pc_family family) {
   std::string sweep_name;
   const auto shapes =
       bench::sweep_for(family, o.quick, o.shapes, parse_dtype(o.dtype), &sweep_name);
@@ -146,11 +173,28 @@ int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family 
       bench::run_bench(registry, family, variants, shapes, o.run, &std::cerr);
   report.tool_version = bench::tool_version();
   report.source_hash = hash.empty() ? "unknown" : hash;
-  report.git_revision = review::git_head(o.repo).value_or("unknown");
-  report.git_dirty = report.git_revision != "unknown" && review::git_dirty(o.repo);
+  // The build's own revision (a copied tree's .git may be stale), else the repository's HEAD.
+  const review::BuildRevision source = review::recording_revision(o.repo);
+  report.git_revision = source.revision.empty() ? "unknown" : source.revision;
+  report.git_dirty = !source.revision.empty() && source.dirty;
   report.date = review::utc_now_iso8601();
   report.sweep = sweep_name;
+  return report;
+}
 
+/// Failed variant runs of a report.
+int failed_runs(const bench::BenchReport& report) {
+  int failed = 0;
+  for (const auto& sr : report.shapes) {
+    for (const auto& v : sr.variants) failed += v.status == bench::RunStatus::kFailed;
+  }
+  return failed;
+}
+
+/// Benchmarks one family; returns the number of failed variant runs.
+int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family family) {
+  const bench::BenchReport report = measure_family(o, registry, family);
+  const bool recording = o.record || !o.record_dir.empty();
   std::cout << bench::render_report_table(report);
   for (std::size_t i = 1; i < report.variants.size(); ++i) {
     std::cout << "\n"
@@ -159,12 +203,10 @@ int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family 
   }
   write_outputs(o, report);
   if (recording) record_run_report(o.repo, o.record_dir, o.force, registry, family, report);
-  int failed = 0, above = 0;
+  const int failed = failed_runs(report);
+  int above = 0;
   for (const auto& sr : report.shapes) {
-    for (const auto& v : sr.variants) {
-      failed += v.status == bench::RunStatus::kFailed;
-      above += v.above_ceiling;
-    }
+    for (const auto& v : sr.variants) above += v.above_ceiling;
   }
   if (above > 0) {
     std::cerr << "pagecheck bench: warning: " << family_name(family) << ": " << above
@@ -208,6 +250,12 @@ int run_bench_command(BenchCliOptions& o) {
   if (o.force && !o.record && o.record_dir.empty()) {
     throw UsageError("--force replaces recorded reports; use it with --record or --record-dir");
   }
+  if (!o.devices.empty() && (o.record || !o.record_dir.empty() || !o.json_path.empty() ||
+                             !o.markdown_path.empty() || !o.plot_path.empty())) {
+    throw UsageError(
+        "--devices prints one table per device; run --record/--json/--markdown/"
+        "--plot with --device N on one device");
+  }
   if (o.repo.empty()) o.repo = default_repo();
   if (o.record || !o.record_dir.empty()) {
     for (pc_family f : families) check_record_units(o.repo, o.plugins, family_name(f), "");
@@ -220,7 +268,24 @@ int run_bench_command(BenchCliOptions& o) {
     for (pc_family f : families) check_record_targets(o.repo, o.record_dir, o.force, registry, f);
   }
   int failed = 0;
-  for (pc_family f : families) failed += bench_family(o, registry, f);
+  if (!o.devices.empty()) {  // the same sweep on each device, one table per device
+    const std::vector<int> devices = bench_devices(o.devices);
+    if (devices.empty()) return 3;
+    for (pc_family f : families) {
+      std::vector<bench::BenchReport> per_device;
+      for (int d : devices) {
+        o.run.device = d;
+        std::cerr << "pagecheck bench: " << family_name(f) << " on device " << d << "\n";
+        per_device.push_back(measure_family(o, registry, f));
+        failed += failed_runs(per_device.back());
+      }
+      std::cout << (f == families.front() ? "" : "\n")
+                << bench::render_device_tables(per_device, devices,
+                                               bench::compare_devices(per_device));
+    }
+  } else {
+    for (pc_family f : families) failed += bench_family(o, registry, f);
+  }
   return failed > 0 ? 1 : 0;
 }
 
@@ -255,7 +320,14 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--repo", o->repo, "Repository root (default: found from the current dir)");
   cmd->add_option("--plugin", o->plugins, "Load kernel variants from a plugin library")
       ->type_name("PATH");
-  cmd->add_option("--device", o->run.device, "CUDA device index")->capture_default_str();
+  CLI::Option* device =
+      cmd->add_option("--device", o->run.device, "CUDA device index")->capture_default_str();
+  cmd->add_option("--devices", o->devices,
+                  "Run the same sweep on each of these GPUs ('all', or indices like 0,1): one "
+                  "table per device, with a column that flags a result more than its noise away "
+                  "from the other devices'")
+      ->type_name("all|I,J,...")
+      ->excludes(device);
   cmd->add_option("--seed", o->run.seed, "Seed of inputs and block tables")
       ->capture_default_str()
       ->check(seed_value());

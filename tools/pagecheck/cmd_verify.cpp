@@ -20,6 +20,7 @@
 #include "arg_checks.h"
 #include "commands.h"
 #include "output_paths.h"
+#include "pagecheck/bench/process.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
@@ -49,27 +50,68 @@ struct VerifyOptions {
   uint64_t seed = 1;                                              ///< run seed
   std::string json_path;                                          ///< --json FILE
   int device = 0;                                                 ///< --device N
-  std::string shard = "0/1";                                      ///< --shard I/N
-  std::string reproduce;                                          ///< --reproduce FILE
-  std::string reproduce_spec;                                     ///< --reproduce-spec FILE|JSON
-  bool golden = false;                                            ///< --golden
-  std::string golden_dir;                                         ///< --golden-dir DIR
-  std::vector<std::string> plugins;                               ///< --plugin LIB
-  int jobs = 0;                                                   ///< --jobs J (0: automatic)
-  std::string artifacts;         ///< --artifacts DIR ("": a run folder)
-  std::string junit_path;        ///< --junit FILE
-  double timeout_s = 300;        ///< --case-timeout S
-  double shrink_budget_s = 120;  ///< --shrink-budget S
-  double determinism_share = 1;  ///< --determinism-share F (cases run twice)
-  bool record = false;           ///< --record
-  std::string repo;              ///< --repo DIR
-  int selfcheck_cases = 64;      ///< --selfcheck-cases N
-  bool simulate = false;         ///< --simulate (hidden): CPU simulations instead of a GPU
-  bool dry_run = false;          ///< --dry-run: draw the cases, print what they cover, run nothing
+  std::string devices;         ///< --devices all|0,1,... ("": the one --device)
+  int simulated_devices = 1;   ///< --simulated-devices N (hidden): devices --simulate pretends
+  std::string shard = "0/1";   ///< --shard I/N
+  std::string reproduce;       ///< --reproduce FILE
+  std::string reproduce_spec;  ///< --reproduce-spec FILE|JSON
+  bool golden = false;         ///< --golden
+  std::string golden_dir;      ///< --golden-dir DIR
+  std::vector<std::string> plugins;  ///< --plugin LIB
+  int jobs = 0;                      ///< --jobs J (0: automatic)
+  std::string artifacts;             ///< --artifacts DIR ("": a run folder)
+  std::string junit_path;            ///< --junit FILE
+  double timeout_s = 300;            ///< --case-timeout S
+  double shrink_budget_s = 120;      ///< --shrink-budget S
+  double determinism_share = 1;      ///< --determinism-share F (cases run twice)
+  bool record = false;               ///< --record
+  std::string repo;                  ///< --repo DIR
+  int selfcheck_cases = 64;          ///< --selfcheck-cases N
+  bool simulate = false;             ///< --simulate (hidden): CPU simulations instead of a GPU
+  bool dry_run = false;  ///< --dry-run: draw the cases, print what they cover, run nothing
 };
 
 std::string self_exe() {
   return std::filesystem::read_symlink("/proc/self/exe").string();
+}
+
+/// The report's device text of a multi-device run: "2 x NVIDIA H200 (...)" when the devices
+/// are alike, else their descriptions joined by "; ".
+std::string devices_text(const std::vector<check::DeviceSlot>& slots) {
+  bool alike = true;
+  std::string joined;
+  for (const auto& d : slots) {
+    alike = alike && d.description == slots.front().description;
+    joined += (joined.empty() ? "" : "; ") + d.description;
+  }
+  if (slots.size() > 1 && alike) {
+    return std::to_string(slots.size()) + " x " + slots.front().description;
+  }
+  return joined;
+}
+
+/// The devices of `--devices TEXT`: the count comes from a worker on device 0 (the parent
+/// never calls CUDA), or is --simulated-devices under --simulate. Returns nullopt after
+/// printing why when no device is visible.
+std::optional<std::vector<int>> listed_devices(const VerifyOptions& o, int* count_out) {
+  int count = o.simulated_devices;
+  std::string reason = "--simulated-devices 0";
+  if (!o.simulate) {
+    check::WorkerSession probe(self_exe(), {0, false, false, o.plugins}, o.timeout_s);
+    count = probe.device_count();
+    reason = probe.reason();
+  }
+  *count_out = count;
+  if (count == 0) {
+    std::printf("no GPU: --devices %s found no CUDA device (%s): nothing verified\n",
+                o.devices.c_str(), reason.empty() ? "cudaGetDeviceCount is 0" : reason.c_str());
+    return std::nullopt;
+  }
+  try {
+    return check::parse_device_list(o.devices, count);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 /// The reference self-check (no GPU): per-family totals, failures, JSON.
@@ -223,15 +265,35 @@ int run_verify(VerifyOptions o) {
       throw UsageError(std::string("--reproduce: ") + e.what());
     }
   }
-  const int jobs = o.jobs > 0 ? o.jobs : check::WorkerSession::default_jobs();
-  check::WorkerSession session(self_exe(), {o.device, false, o.simulate, o.plugins}, o.timeout_s);
+  int jobs = o.jobs > 0 ? o.jobs : check::WorkerSession::default_jobs();
+  const check::WorkerOptions worker_options{o.device, false, o.simulate, o.plugins};
+  std::unique_ptr<check::WorkerSession> single;
+  std::unique_ptr<check::DeviceSessions> multi;  // --devices: a session per device
+  if (!o.devices.empty()) {
+    int visible = 0;
+    const auto listed = listed_devices(o, &visible);
+    if (!listed) return 3;
+    multi =
+        std::make_unique<check::DeviceSessions>(self_exe(), worker_options, *listed, o.timeout_s);
+    for (const auto& d : multi->dropped()) std::printf("%s\n", d.c_str());
+    if (multi->empty()) {
+      std::printf("no GPU: no listed device is usable: nothing verified\n");
+      return 3;
+    }
+    jobs = std::max(jobs, static_cast<int>(multi->devices().size()));  // each device works
+    o.device = multi->devices().front().index;  // replays and --golden run there
+  } else {
+    single = std::make_unique<check::WorkerSession>(self_exe(), worker_options, o.timeout_s);
+  }
+  check::WorkerSession& session = multi ? multi->first() : *single;
+  const check::ExecutorFactory factory = multi ? multi->factory() : session.factory();
 
   if (!o.reproduce.empty()) {
     if (!session.gpu_available() && !o.simulate) {
       std::printf("no GPU: %s\ncannot replay %s\n", session.reason().c_str(), o.reproduce.c_str());
       return 3;
     }
-    auto executor = session.factory()(0);
+    auto executor = factory(0);
     const check::CaseResult r =
         executor->replay(o.reproduce, check::WorkerSession::default_ref_threads(1));
     std::printf("replay of %s: %s\n", o.reproduce.c_str(), r.summary().c_str());
@@ -275,18 +337,28 @@ int run_verify(VerifyOptions o) {
   vo.determinism_share = o.determinism_share;
   vo.artifact_dir = o.artifacts;
   vo.device = session.device();
+  if (multi && multi->devices().size() > 1) {
+    vo.devices = multi->devices();
+    vo.device = devices_text(vo.devices);
+  }
   vo.progress = progress_printer();
   catch_interrupt();
   vo.stop = interrupted;
-  check::RunReport report = replay ? check::replay_spec(*replay, targets, vo, session.factory())
-                                   : check::run_verification(targets, vo, session.factory());
+  check::RunReport report = replay ? check::replay_spec(*replay, targets, vo, factory)
+                                   : check::run_verification(targets, vo, factory);
   report.plugins = o.plugins;  // absolute (check_plugins_loadable), for the reproduce lines
+  report.tool_version = bench::tool_version();
+  if (multi) {
+    for (const auto& d : multi->dropped()) report.notes.push_back(d);
+  }
   check::print_summary(std::cout, report);
   int64_t cases = 0;
   for (const auto& v : report.variants) cases += v.run;
-  std::printf("%lld cases in %.1f s (%.1f cases/s) on %d worker(s)\n",
-              static_cast<long long>(cases), report.wall_seconds,
-              report.wall_seconds > 0 ? cases / report.wall_seconds : 0.0, jobs);
+  std::printf(
+      "%lld cases in %.1f s (%.1f cases/s) on %d worker(s)%s\n", static_cast<long long>(cases),
+      report.wall_seconds, report.wall_seconds > 0 ? cases / report.wall_seconds : 0.0, jobs,
+      vo.devices.empty() ? ""
+                         : (" over " + std::to_string(vo.devices.size()) + " devices").c_str());
   if (!o.json_path.empty()) check::write_report(o.json_path, report);
   if (!o.junit_path.empty()) {
     check::write_junit(o.junit_path, "pagecheck verify", check::junit_cases(report),
@@ -323,7 +395,7 @@ int run_merge(const MergeOptions& o) {
   check_output_file(o.junit_path, "--junit");
   std::vector<check::RunReport> reports;
   for (const auto& f : o.files) reports.push_back(check::read_report(f));
-  const check::RunReport merged = check::merge_reports(reports);
+  const check::RunReport merged = check::merge_reports(reports, o.files);  // mismatch: exit 2
   check::print_summary(std::cout, merged);
   if (!o.json_path.empty()) check::write_report(o.json_path, merged);
   if (!o.junit_path.empty()) {
@@ -389,9 +461,19 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "Also write JUnit XML to FILE (a test case per variant; a failure holds the "
                   "shrunk counterexample and how to reproduce it)")
       ->type_name("FILE");
-  cmd->add_option("--device", o->device, "CUDA device index")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1023));
+  CLI::Option* device = cmd->add_option("--device", o->device, "CUDA device index")
+                            ->capture_default_str()
+                            ->check(CLI::Range(0, 1023));
+  cmd->add_option("--devices", o->devices,
+                  "Spread the cases over these GPUs ('all', or indices like 0,1): a worker "
+                  "on each, the report per device and merged (equal to a one-GPU run of the "
+                  "same seed); a fault on one GPU fails that case only")
+      ->type_name("all|I,J,...")
+      ->excludes(device);
+  cmd->add_option("--simulated-devices", o->simulated_devices,
+                  "Devices --simulate pretends to have (tests of --devices)")
+      ->check(CLI::Range(0, 64))
+      ->group("");
   cmd->add_option("--shard", o->shard, "Run shard I of N (cases with index = I mod N)")
       ->capture_default_str()
       ->type_name("I/N");

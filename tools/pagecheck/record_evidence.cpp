@@ -6,6 +6,7 @@
 #include <map>
 
 #include "pagecheck/bench/process.h"
+#include "pagecheck/review/build_revision.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/families.h"
 #include "pagecheck/review/git.h"
@@ -34,8 +35,9 @@ void record_evidence(const std::string& repo, const verify::check::RunReport& re
     r.variants.push_back(review::variant_verification(v, report.seed));
   }
   const review::SanitizerRun sanitizer = review::detect_sanitizer();
-  const std::string revision = review::git_head(repo).value_or("");
-  const bool dirty = review::record_dirty(repo);
+  const review::BuildRevision source = review::recording_revision(repo);
+  const std::string revision = source.revision;
+  const bool dirty = source.dirty;
   for (auto& [unit, r] : records) {
     r.source_hash =
         review::working_tree_hash(repo, review::find_family(units, unit, "--record")).hash;

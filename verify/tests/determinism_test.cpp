@@ -165,27 +165,17 @@ class Recording final : public check::CaseBackend {
   std::string description() const override { return "recording"; }
   AttentionRun run_attention(const check::BackendVariant& v, const ref::PagedAttentionProblem& p,
                              const ref::TokenLayout& layout, int run) override {
-    runs.push_back(run);
-    inputs.push_back(p.query);
-    AttentionRun r = inner_.run_attention(v, p, layout, run);
-    if (run == 1) tamper(r.out, r.outcome);
-    return r;
+    return recorded(run, p.query, &AttentionRun::out,
+                    [&] { return inner_.run_attention(v, p, layout, run); });
   }
   CopyRun run_gather(const check::BackendVariant& v, const ref::CacheCopyProblem& p,
                      int run) override {
-    runs.push_back(run);
-    inputs.push_back(p.key);
-    CopyRun r = inner_.run_gather(v, p, run);
-    if (run == 1) tamper(r.second, r.outcome);
-    return r;
+    return recorded(run, p.key, &CopyRun::second, [&] { return inner_.run_gather(v, p, run); });
   }
   CopyRun run_reshape(const check::BackendVariant& v, const ref::CacheCopyProblem& p,
                       int run) override {
-    runs.push_back(run);
-    inputs.push_back(p.key_cache);
-    CopyRun r = inner_.run_reshape(v, p, run);
-    if (run == 1) tamper(r.second, r.outcome);
-    return r;
+    return recorded(run, p.key_cache, &CopyRun::second,
+                    [&] { return inner_.run_reshape(v, p, run); });
   }
 
   std::vector<int> runs;                       ///< run index of every call
@@ -194,6 +184,17 @@ class Recording final : public check::CaseBackend {
   bool break_guards = false;                   ///< second run: guards reported overwritten
 
  private:
+  /// Records the call's run index and `input`, makes the call, and tampers with the second
+  /// run's `output`.
+  template <typename Run, typename Call>
+  Run recorded(int run, const std::vector<std::byte>& input, std::vector<std::byte> Run::*output,
+               Call call) {
+    runs.push_back(run);
+    inputs.push_back(input);
+    Run r = call();
+    if (run == 1) tamper(r.*output, r.outcome);
+    return r;
+  }
   void tamper(std::vector<std::byte>& out, DeviceRunOutcome& outcome) const {
     if (flip_byte >= 0) out.at(static_cast<std::size_t>(flip_byte)) ^= std::byte{1};
     if (break_guards) {

@@ -88,6 +88,14 @@ for v in doc["variants"]:
         if v["tags"].get(tag, 0) < least:
             print("FAIL:", v["family"], v["variant"], tag, v["tags"].get(tag, 0), "<", least)
             bad += 1
+    # The full-range regime: several cases where PC_CAP_FULL_RANGE is declared, none elsewhere.
+    full = v["tags"].get("full_range", 0)
+    if full != v["regimes"].get("full_range", 0):
+        print("FAIL:", v["variant"], "full_range tag and regime counts differ"); bad += 1
+    if "full_range" in v["caps"]["cap_names"] and full < 3:
+        print("FAIL:", v["variant"], "declares full_range but drew", full, "such cases"); bad += 1
+    if "full_range" not in v["caps"]["cap_names"] and full:
+        print("FAIL:", v["variant"], "drew", full, "full_range cases without the cap"); bad += 1
 assert seen == set(need), seen
 sys.exit(1 if bad else 0)
 EOF

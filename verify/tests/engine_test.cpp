@@ -95,7 +95,17 @@ TEST_F(Engine, EverySimulatedBugIsCaughtShrunkAndReproducible) {
                           {"sim_reshape_one_block_per_token", 0},
                           {"sim_gather_reads_slot_minus1", 0},
                           {"sim_gather_value_layout_keys", 0},
-                          {"sim_reshape_writes_slot_minus1", 0}};
+                          {"sim_reshape_writes_slot_minus1", 0},
+                          {"sim_k_scale_on_v", 1},
+                          {"sim_kv_scales_ignored", 1},
+                          {"sim_scale_by_query_head", 1},
+                          {"sim_nhd_strides_swapped", 1},
+                          {"sim_sink_in_numerator", 1},
+                          {"sim_window_off_by_one", 1},
+                          {"sim_soft_cap_after_max", 1},
+                          {"sim_causal_leak", 1},
+                          {"sim_block_size_16", 1},
+                          {"sim_reshape_fp8_no_saturation", 0}};
   for (const BugCase& bug : bugs) {
     SCOPED_TRACE(bug.variant);
     const check::Target t = target(bug.variant);

@@ -16,7 +16,7 @@ namespace pagecheck::verify::test {
 inline constexpr uint64_t kAllCaps =
     PC_CAP_ALIBI | PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE | PC_CAP_STRIDED_OUTPUT |
     PC_CAP_CACHE_PAD_SHARED | PC_CAP_CACHE_PAD | PC_CAP_COMBINED_KV | PC_CAP_SINKS | PC_CAP_WINDOW |
-    PC_CAP_SOFT_CAP | PC_CAP_NON_CAUSAL | PC_CAP_DEQUANTIZE;
+    PC_CAP_SOFT_CAP | PC_CAP_NON_CAUSAL | PC_CAP_DEQUANTIZE | PC_CAP_FULL_RANGE;
 
 /// The flags of the old (ABI v1) decode variants: ALiBi, strides and cache padding.
 inline constexpr uint64_t kDecodeCaps = PC_CAP_ALIBI | PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE |

@@ -229,6 +229,9 @@ enum {
   PC_CAP_SOFT_CAP = 1u << 10,        /**< features.soft_cap > 0 */
   PC_CAP_NON_CAUSAL = 1u << 11,      /**< features.causal == 0 with q_len > 1 */
   PC_CAP_DEQUANTIZE = 1u << 12,      /**< gather with dequantize != 0 */
+  PC_CAP_FULL_RANGE = 1u << 13,      /**< correct for inputs up to the dtype's largest finite
+                                          value (copies: K/V of every magnitude; attention: V
+                                          near the largest finite value, docs/verify.md) */
 };
 
 /** Accumulator of a dot product or weighted sum. */

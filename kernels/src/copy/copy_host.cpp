@@ -1,17 +1,23 @@
-/// Argument checks and launch of the gather_cached_kv and reshape_and_cache variants.
+/// Argument checks and launch of the gather_cached_kv and reshape_and_cache variants: every
+/// cache layout the strides describe (x-split, NHD, HND, combined K/V, padded strides), raw
+/// copies of every dtype and fp8 caches with per-tensor or per-kv-head scales.
 #include "copy/copy_host.h"
 
+#include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "common/host_checks.h"
+#include "common/kernel_lists.h"
+#include "copy/copy_plan.h"
 #include "pagecheck/plugin_read.h"
 
 namespace pagecheck::kernels {
 namespace {
 
-/// The token-side tensors and the common checks of both directions. `dir` names the
-/// fields ("key_out" for gather, "key" for reshape).
+/// The token-side tensors; `key_name` / `value_name` name the fields ("key_out" for gather,
+/// "key" for reshape).
 struct TokenSide {
   const void* key;
   int64_t key_stride_token;
@@ -23,96 +29,238 @@ struct TokenSide {
   const char* value_name;
 };
 
-KernelStatus check_copy(CopyVariant variant, pc_dtype dtype, int64_t num_tokens,
-                        const pc_kv_cache& c, const void* key_cache, const void* value_cache,
-                        const int64_t* slot_mapping, const TokenSide& t) {
-  KernelStatus st = require_struct_size(c.struct_size, "args.cache");
-  if (!st.ok()) return st;
-  st = check_cache_shape(c, dtype);
-  if (!st.ok()) return st;
-  st = first_failure(
-      require_min(num_tokens, 0, "num_tokens"), require_pointer(key_cache, "key_cache"),
-      require_pointer(value_cache, "value_cache"), require_pointer(slot_mapping, "slot_mapping"),
-      require_pointer(t.key, t.key_name), require_pointer(t.value, t.value_name),
-      require_min(t.key_stride_head, 1, "key_stride_head"),
-      require_min(t.key_stride_token, 1, "key_stride_token"),
-      require_min(t.value_stride_head, 1, "value_stride_head"),
-      require_min(t.value_stride_token, 1, "value_stride_token"));
-  if (!st.ok()) return st;
-  if (num_tokens > std::numeric_limits<int32_t>::max()) {
-    return KernelStatus::unsupported("num_tokens (" + std::to_string(num_tokens) +
-                                     ") exceeds 2^31 - 1");
-  }
-  if (variant == CopyVariant::kScalar) return KernelStatus::success();
-  const int64_t x = c.key.dim_split;  // 16 / element size (check_cache_shape)
-  return first_failure(require_aligned16(key_cache, "key_cache", "16-byte key x-group accesses"),
-                       require_vector_stride(c.key.block, x, "cache.key.block"),
-                       require_vector_stride(c.key.head, x, "cache.key.head"),
-                       require_vector_stride(c.key.group, x, "cache.key.group"),
-                       require_vector_stride(c.key.slot, x, "cache.key.slot"),
-                       require_aligned16(t.key, t.key_name, "16-byte row accesses"),
-                       require_vector_stride(t.key_stride_token, x, "key_stride_token"),
-                       require_vector_stride(t.key_stride_head, x, "key_stride_head"),
-                       require_aligned16(t.value, t.value_name, "16-byte row accesses"),
-                       require_vector_stride(t.value_stride_token, x, "value_stride_token"),
-                       require_vector_stride(t.value_stride_head, x, "value_stride_head"));
+/// The fields both directions share, read with abi::read.
+struct CopyCall {
+  pc_family family;
+  pc_dtype dtype;   ///< token-side dtype
+  bool dequantize;  ///< gather only
+  int64_t num_tokens;
+  pc_kv_cache cache;
+  const void* key_cache;
+  const void* value_cache;
+  const int64_t* slot_mapping;
+  TokenSide tokens;
+};
+
+std::string str(int64_t v) {
+  return std::to_string(v);
 }
 
-CopyParams make_params(int64_t num_tokens, const pc_kv_cache& c, const void* key_cache,
-                       const void* value_cache, const int64_t* slot_mapping, const TokenSide& t) {
+bool fp8(pc_dtype d) {
+  return d == PC_DTYPE_FP8_E4M3 || d == PC_DTYPE_FP8_E5M2;
+}
+
+bool wide(pc_dtype d) {
+  return d == PC_DTYPE_FLOAT32 || d == PC_DTYPE_FLOAT16 || d == PC_DTYPE_BFLOAT16;
+}
+
+/// The dtype pair: a raw copy (same dtype), or an fp8 conversion with scales.
+KernelStatus check_dtypes(const CopyCall& c) {
+  const pc_kv_cache& k = c.cache;
+  if (abi::dtype_bytes(c.dtype) == 0 || abi::dtype_bytes(k.dtype) == 0) {
+    return KernelStatus::unsupported("unsupported dtype: " + str(c.dtype) + " / cache.dtype " +
+                                     str(k.dtype));
+  }
+  const std::string pair = std::string("dtype ") + abi::dtype_label(c.dtype) + ", cache.dtype " +
+                           abi::dtype_label(k.dtype);
+  if (!fp8(k.dtype) && (k.scale_kind != PC_SCALE_NONE || k.k_scale || k.v_scale)) {
+    return KernelStatus::invalid("cache scales (scale_kind " + str(k.scale_kind) + ") with " +
+                                 pair + ": only fp8 caches carry scales");
+  }
+  if (c.dtype == k.dtype) {
+    if (c.dequantize) {
+      return KernelStatus::invalid("dequantize with " + pair +
+                                   ": dequantize needs an fp8 cache and a 16/32-bit dtype");
+    }
+    return KernelStatus::success();
+  }
+  if (!fp8(k.dtype) || !wide(c.dtype)) {
+    return KernelStatus::unsupported(pair +
+                                     ": no mixed-dtype copies (only fp8 caches convert, "
+                                     "to and from float32, float16 and bfloat16)");
+  }
+  if (c.family == PC_FAMILY_GATHER_CACHED_KV && !c.dequantize) {
+    return KernelStatus::invalid(
+        pair + " without dequantize: a raw gather needs dtype == " + "cache.dtype");
+  }
+  if (k.scale_kind != PC_SCALE_PER_TENSOR && k.scale_kind != PC_SCALE_PER_KV_HEAD) {
+    return KernelStatus::invalid("cache.scale_kind " + str(k.scale_kind) + " with " + pair +
+                                 ": an fp8 conversion needs per-tensor or per-kv-head scales");
+  }
+  return first_failure(require_pointer(k.k_scale, "cache.k_scale"),
+                       require_pointer(k.v_scale, "cache.v_scale"));
+}
+
+/// One cache tensor's strides: non-negative, dim_split dividing head_size.
+KernelStatus check_strides(const pc_cache_strides& s, int64_t head_size, const std::string& n) {
+  if (s.dim_split < 1 || head_size % s.dim_split != 0) {
+    return KernelStatus::invalid(n + ".dim_split (" + str(s.dim_split) +
+                                 ") must be >= 1 and divide head_size (" + str(head_size) + ")");
+  }
+  for (const auto& [value, field] :
+       {std::pair{s.block, "block"}, std::pair{s.head, "head"}, std::pair{s.slot, "slot"},
+        std::pair{s.group, "group"}, std::pair{s.dim, "dim"}}) {
+    if (value < 0) {
+      return KernelStatus::invalid(n + "." + field + " (" + str(value) + ") must be >= 0");
+    }
+  }
+  return KernelStatus::success();
+}
+
+/// Sizes, kind, strides and the combined allocation.
+KernelStatus check_cache(const CopyCall& c) {
+  const pc_kv_cache& k = c.cache;
+  if (k.kind != PC_CACHE_X_SPLIT && k.kind != PC_CACHE_NHD && k.kind != PC_CACHE_HND) {
+    return KernelStatus::unsupported("cache.kind " + str(k.kind) + ": unknown page layout");
+  }
+  KernelStatus st = first_failure(require_min(k.num_blocks, 1, "cache.num_blocks"),
+                                  require_min(k.num_kv_heads, 1, "cache.num_kv_heads"),
+                                  require_min(k.head_size, 1, "cache.head_size"),
+                                  require_min(k.block_size, 1, "cache.block_size"));
+  if (!st.ok()) return st;
+  if (!compiled_head_size(k.head_size)) {
+    return KernelStatus::unsupported("unsupported head_size: " + str(k.head_size));
+  }
+  if (!compiled_block_size(k.block_size)) {
+    return KernelStatus::unsupported("unsupported block_size: " + str(k.block_size));
+  }
+  st = first_failure(check_strides(k.key, k.head_size, "cache.key"),
+                     check_strides(k.value, k.head_size, "cache.value"));
+  if (!st.ok() || !k.combined) return st;
+  const auto* key = static_cast<const char*>(c.key_cache);
+  if (k.value_base < 1 ||
+      static_cast<const char*>(c.value_cache) != key + k.value_base * abi::dtype_bytes(k.dtype)) {
+    return KernelStatus::invalid("cache.combined: value_cache must be key_cache + value_base (" +
+                                 str(k.value_base) + ") elements");
+  }
+  return KernelStatus::success();
+}
+
+/// True when every 16-byte chunk of `chunk` dims of the tensor is contiguous and aligned.
+bool vector_chunks(const void* data, const pc_cache_strides& s, int64_t head_size, int64_t chunk) {
+  const bool one_group = s.dim_split == head_size;
+  return reinterpret_cast<uintptr_t>(data) % 16 == 0 && s.dim == 1 && s.dim_split % chunk == 0 &&
+         s.block % chunk == 0 && s.head % chunk == 0 && s.slot % chunk == 0 &&
+         (one_group || s.group % chunk == 0);
+}
+
+CacheTensor cache_tensor(const void* data, const pc_cache_strides& s, int64_t head_size,
+                         int64_t chunk) {
+  return {const_cast<void*>(data),
+          s.block,
+          s.head,
+          s.slot,
+          s.group,
+          s.dim,
+          static_cast<int32_t>(s.dim_split),
+          vector_chunks(data, s, head_size, chunk) ? 1 : 0};
+}
+
+/// Kernel parameters of a checked call: vector flags per cache tensor, token-fastest lanes
+/// unless both cache tensors take 16-byte chunks, one item per thread below kUnrollFromItems.
+CopyParams make_params(const CopyCall& c) {
+  const pc_kv_cache& k = c.cache;
+  const int64_t chunk = 16 / abi::dtype_bytes(k.dtype);
   CopyParams p{};
-  p.num_tokens = num_tokens;
-  p.num_kv_heads = static_cast<int32_t>(c.num_kv_heads);
-  p.head_size = static_cast<int32_t>(c.head_size);
-  p.block_size = static_cast<int32_t>(c.block_size);
-  p.key_cache = const_cast<void*>(key_cache);
-  p.kc_stride_block = c.key.block;
-  p.kc_stride_head = c.key.head;
-  p.kc_stride_group = c.key.group;
-  p.kc_stride_slot = c.key.slot;
-  p.value_cache = const_cast<void*>(value_cache);
-  p.vc_stride_block = c.value.block;
-  p.vc_stride_head = c.value.head;
-  p.vc_stride_dim = c.value.dim;
-  p.key = const_cast<void*>(t.key);
-  p.key_stride_token = t.key_stride_token;
-  p.key_stride_head = t.key_stride_head;
-  p.value = const_cast<void*>(t.value);
-  p.value_stride_token = t.value_stride_token;
-  p.value_stride_head = t.value_stride_head;
-  p.slot_mapping = slot_mapping;
+  p.num_tokens = c.num_tokens;
+  p.num_kv_heads = static_cast<int32_t>(k.num_kv_heads);
+  p.head_size = static_cast<int32_t>(k.head_size);
+  p.block_size = static_cast<int32_t>(k.block_size);
+  p.key_cache = cache_tensor(c.key_cache, k.key, k.head_size, chunk);
+  p.value_cache = cache_tensor(c.value_cache, k.value, k.head_size, chunk);
+  const TokenSide& t = c.tokens;
+  p.key = {const_cast<void*>(t.key), t.key_stride_token, t.key_stride_head};
+  p.value = {const_cast<void*>(t.value), t.value_stride_token, t.value_stride_head};
+  p.slot_mapping = c.slot_mapping;
+  p.k_scale = k.k_scale;
+  p.v_scale = k.v_scale;
+  p.scale_per_head = k.scale_kind == PC_SCALE_PER_KV_HEAD ? 1 : 0;
+  p.fp8_e5m2 = k.dtype == PC_DTYPE_FP8_E5M2 ? 1 : 0;
+  p.token_fastest = p.key_cache.vector && p.value_cache.vector ? 0 : 1;
+  p.unroll = 1;
+  const int vectors = static_cast<int>(k.num_kv_heads * (k.head_size / chunk));
+  if (copy_detail::tile_items(c.num_tokens, vectors, p.token_fastest != 0) >=
+      copy_detail::kUnrollFromItems) {
+    p.unroll = copy_detail::kTileUnroll;
+  }
   return p;
 }
 
-TokenSide gather_side(const pc_gather_args& a) {
-  return {a.key_out,   a.key_stride_token,   a.key_stride_head,
-          a.value_out, a.value_stride_token, a.value_stride_head,
-          "key_out",   "value_out"};
-}
-
-TokenSide reshape_side(const pc_reshape_and_cache_args& a) {
-  return {a.key,
-          a.key_stride_token,
-          a.key_stride_head,
-          a.value,
-          a.value_stride_token,
-          a.value_stride_head,
-          "key",
-          "value"};
-}
-
-/// can_implement on arguments already read with abi::read.
-KernelStatus check_read_gather(CopyVariant variant, const pc_gather_args& a) {
-  if (a.dequantize != 0) {
-    return KernelStatus::unsupported("dequantize: the gather copies raw elements only");
+/// The vectorized kernels' needs: whole chunks per head, 16-byte token-side accesses, a grid
+/// that fits. The cache side needs nothing (strided scalar accesses where a chunk is not
+/// contiguous and aligned).
+KernelStatus check_vectorized(const CopyCall& c) {
+  const int64_t chunk = 16 / abi::dtype_bytes(c.cache.dtype);
+  if (c.cache.head_size % chunk != 0) {
+    return KernelStatus::unsupported("cache.head_size (" + str(c.cache.head_size) +
+                                     ") is not a multiple of the " + str(chunk) +
+                                     " dims of a 16-byte cache chunk");
   }
-  return check_copy(variant, a.dtype, a.num_tokens, a.cache, a.key_cache, a.value_cache,
-                    a.slot_mapping, gather_side(a));
+  const TokenSide& t = c.tokens;
+  const int64_t x = 16 / abi::dtype_bytes(c.dtype);
+  const KernelStatus st =
+      first_failure(require_aligned16(t.key, t.key_name, "16-byte row accesses"),
+                    require_vector_stride(t.key_stride_token, x, "key_stride_token"),
+                    require_vector_stride(t.key_stride_head, x, "key_stride_head"),
+                    require_aligned16(t.value, t.value_name, "16-byte row accesses"),
+                    require_vector_stride(t.value_stride_token, x, "value_stride_token"),
+                    require_vector_stride(t.value_stride_head, x, "value_stride_head"));
+  if (!st.ok()) return st;
+  const CopyParams p = make_params(c);
+  const int64_t blocks = copy_detail::grid_blocks(p, static_cast<int>(chunk));
+  if (blocks > std::numeric_limits<int32_t>::max()) {
+    return KernelStatus::unsupported("the copy needs " + str(blocks) +
+                                     " thread blocks (> 2^31 - 1)");
+  }
+  return KernelStatus::success();
 }
 
-KernelStatus check_read_reshape(CopyVariant variant, const pc_reshape_and_cache_args& a) {
-  return check_copy(variant, a.dtype, a.num_tokens, a.cache, a.key_cache, a.value_cache,
-                    a.slot_mapping, reshape_side(a));
+KernelStatus check_copy(CopyVariant variant, const CopyCall& c) {
+  KernelStatus st = require_struct_size(c.cache.struct_size, "args.cache");
+  if (!st.ok()) return st;
+  st = first_failure(require_min(c.num_tokens, 0, "num_tokens"),
+                     require_pointer(c.key_cache, "key_cache"),
+                     require_pointer(c.value_cache, "value_cache"),
+                     require_pointer(c.slot_mapping, "slot_mapping"),
+                     require_pointer(c.tokens.key, c.tokens.key_name),
+                     require_pointer(c.tokens.value, c.tokens.value_name),
+                     require_min(c.tokens.key_stride_head, 1, "key_stride_head"),
+                     require_min(c.tokens.key_stride_token, 1, "key_stride_token"),
+                     require_min(c.tokens.value_stride_head, 1, "value_stride_head"),
+                     require_min(c.tokens.value_stride_token, 1, "value_stride_token"));
+  if (!st.ok()) return st;
+  st = first_failure(check_dtypes(c), check_cache(c));
+  if (!st.ok()) return st;
+  if (c.num_tokens > std::numeric_limits<int32_t>::max()) {
+    return KernelStatus::unsupported("num_tokens (" + str(c.num_tokens) + ") exceeds 2^31 - 1");
+  }
+  return variant == CopyVariant::kScalar ? KernelStatus::success() : check_vectorized(c);
+}
+
+CopyCall gather_call(const pc_gather_args& a) {
+  return {PC_FAMILY_GATHER_CACHED_KV,
+          a.dtype,
+          a.dequantize != 0,
+          a.num_tokens,
+          a.cache,
+          a.key_cache,
+          a.value_cache,
+          a.slot_mapping,
+          {a.key_out, a.key_stride_token, a.key_stride_head, a.value_out, a.value_stride_token,
+           a.value_stride_head, "key_out", "value_out"}};
+}
+
+CopyCall reshape_call(const pc_reshape_and_cache_args& a) {
+  return {PC_FAMILY_RESHAPE_AND_CACHE,
+          a.dtype,
+          false,
+          a.num_tokens,
+          a.cache,
+          a.key_cache,
+          a.value_cache,
+          a.slot_mapping,
+          {a.key, a.key_stride_token, a.key_stride_head, a.value, a.value_stride_token,
+           a.value_stride_head, "key", "value"}};
 }
 
 }  // namespace
@@ -120,32 +268,28 @@ KernelStatus check_read_reshape(CopyVariant variant, const pc_reshape_and_cache_
 KernelStatus check_gather(CopyVariant variant, const pc_gather_args* a) {
   if (a == nullptr) return KernelStatus::invalid("args is NULL");
   const KernelStatus st = require_struct_size(a->struct_size, "args");
-  return st.ok() ? check_read_gather(variant, abi::read(*a)) : st;
+  return st.ok() ? check_copy(variant, gather_call(abi::read(*a))) : st;
 }
 
 KernelStatus check_reshape(CopyVariant variant, const pc_reshape_and_cache_args* a) {
   if (a == nullptr) return KernelStatus::invalid("args is NULL");
   const KernelStatus st = require_struct_size(a->struct_size, "args");
-  return st.ok() ? check_read_reshape(variant, abi::read(*a)) : st;
+  return st.ok() ? check_copy(variant, reshape_call(abi::read(*a))) : st;
 }
 
 KernelStatus run_gather(CopyVariant variant, const pc_gather_args* args, cudaStream_t stream) {
-  KernelStatus st = check_gather(variant, args);
+  const KernelStatus st = check_gather(variant, args);
   if (!st.ok()) return st;
-  const pc_gather_args a = abi::read(*args);
-  const CopyParams p = make_params(a.num_tokens, a.cache, a.key_cache, a.value_cache,
-                                   a.slot_mapping, gather_side(a));
-  return launch_gather(variant, a.dtype, p, stream);
+  const CopyCall c = gather_call(abi::read(*args));
+  return launch_gather(variant, {c.dtype, c.cache.dtype}, make_params(c), stream);
 }
 
 KernelStatus run_reshape(CopyVariant variant, const pc_reshape_and_cache_args* args,
                          cudaStream_t stream) {
-  KernelStatus st = check_reshape(variant, args);
+  const KernelStatus st = check_reshape(variant, args);
   if (!st.ok()) return st;
-  const pc_reshape_and_cache_args a = abi::read(*args);
-  const CopyParams p = make_params(a.num_tokens, a.cache, a.key_cache, a.value_cache,
-                                   a.slot_mapping, reshape_side(a));
-  return launch_reshape(variant, a.dtype, p, stream);
+  const CopyCall c = reshape_call(abi::read(*args));
+  return launch_reshape(variant, {c.dtype, c.cache.dtype}, make_params(c), stream);
 }
 
 }  // namespace pagecheck::kernels

@@ -18,10 +18,11 @@ KernelStatus run_gather(CopyVariant variant, const pc_gather_args* args, cudaStr
 KernelStatus run_reshape(CopyVariant variant, const pc_reshape_and_cache_args* args,
                          cudaStream_t stream);
 
-/// Kernel launchers (gather_kernels.cu, reshape_kernels.cu); `params` already checked.
-KernelStatus launch_gather(CopyVariant variant, pc_dtype dtype, const CopyParams& params,
+/// Kernel launchers (gather_kernels.cu, reshape_kernels.cu); `params` already checked and
+/// built for `codec` (vector flags, lane order, unroll).
+KernelStatus launch_gather(CopyVariant variant, const CopyCodecKey& codec, const CopyParams& params,
                            cudaStream_t stream);
-KernelStatus launch_reshape(CopyVariant variant, pc_dtype dtype, const CopyParams& params,
-                            cudaStream_t stream);
+KernelStatus launch_reshape(CopyVariant variant, const CopyCodecKey& codec,
+                            const CopyParams& params, cudaStream_t stream);
 
 }  // namespace pagecheck::kernels

@@ -1,123 +1,137 @@
 #pragma once
-/// Device helpers of the copy kernels: element and 16-byte vector views of raw storage bits
-/// (copies are bit exact, so float16 and bfloat16 share the 2-byte instantiation) and the
-/// per-element / per-vector index arithmetic, all 64-bit.
+/// Device helpers of the copy kernels: the generic cache offset, the vectorized kernels' item
+/// mapping, and chunk loads / stores of both sides, all 64-bit. A chunk is the 16 bytes of cache
+/// elements (16 / cache element bytes dims) of one (token, head) that one item moves; its token
+/// side is 16 x token bytes / cache bytes bytes (one, two or four 16-byte vectors).
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "common/vec.cuh"
+#include "copy/copy_codec.cuh"
 #include "copy/copy_params.h"
+#include "copy/copy_plan.h"
 
 namespace pagecheck::kernels::copy_detail {
 
-/// Raw storage element of E bytes.
-template <int E>
-struct Element;
-template <>
-struct Element<2> {
-  using type = uint16_t;
-};
-template <>
-struct Element<4> {
-  using type = uint32_t;
-};
-
-/// Packs 16 / E elements into a 16-byte vector (element 0 at the lowest address).
-template <int E>
-__device__ __forceinline__ uint4 pack16(const typename Element<E>::type (&v)[16 / E]) {
-  if constexpr (E == 4) {
-    return make_uint4(v[0], v[1], v[2], v[3]);
-  } else {
-    return make_uint4(
-        uint32_t{v[0]} | (uint32_t{v[1]} << 16), uint32_t{v[2]} | (uint32_t{v[3]} << 16),
-        uint32_t{v[4]} | (uint32_t{v[5]} << 16), uint32_t{v[6]} | (uint32_t{v[7]} << 16));
-  }
+/// Offset of dim `dim` inside a head: (dim / dim_split) * group + (dim % dim_split) * dim.
+__device__ __forceinline__ int64_t dim_offset(const CacheTensor& c, int dim) {
+  const int g = dim / c.dim_split;
+  return int64_t{g} * c.group + int64_t{dim - g * c.dim_split} * c.dim;
 }
 
-/// Unpacks a 16-byte vector into 16 / E elements.
-template <int E>
-__device__ __forceinline__ void unpack16(const uint4& q, typename Element<E>::type (&v)[16 / E]) {
-  if constexpr (E == 4) {
-    v[0] = q.x;
-    v[1] = q.y;
-    v[2] = q.z;
-    v[3] = q.w;
-  } else {
-    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      v[2 * i] = static_cast<uint16_t>(w[i] & 0xffffu);
-      v[2 * i + 1] = static_cast<uint16_t>(w[i] >> 16);
-    }
-  }
+/// Offset of (block, head, slot, 0) for cache slot number `slot` (block * block_size + offset).
+__device__ __forceinline__ int64_t row_offset(const CacheTensor& c, int64_t slot, int block_size,
+                                              int head) {
+  const int64_t block = slot / block_size;
+  const int64_t offset = slot - block * block_size;
+  return block * c.block + offset * c.slot + int64_t{head} * c.head;
 }
 
-/// Element offsets of one (token, head, dim) in the cache for cache slot `slot`.
-struct CacheOffsets {
-  int64_t key;
-  int64_t value;
-};
-
-__device__ __forceinline__ CacheOffsets cache_offsets(const CopyParams& p, int64_t slot, int head,
-                                                      int dim, int x) {
-  const int64_t block = slot / p.block_size;
-  const int64_t offset = slot - block * p.block_size;
-  CacheOffsets o;
-  o.key = block * p.kc_stride_block + head * p.kc_stride_head + (dim / x) * p.kc_stride_group +
-          offset * p.kc_stride_slot + dim % x;
-  o.value =
-      block * p.vc_stride_block + head * p.vc_stride_head + int64_t{dim} * p.vc_stride_dim + offset;
-  return o;
-}
-
-/// Launch shape of the vectorized kernels: a thread block copies a tile of kTileTokens
-/// consecutive tokens x kTileVectors (head, x-group) vectors, kUnroll items per thread, with the
-/// token index fastest across lanes so that consecutive tokens (usually consecutive slots) share
-/// cache sectors, and all of a thread's loads are issued before its stores.
-inline constexpr int kTileTokens = 8;
-inline constexpr int kTileThreads = 256;
-inline constexpr int kTileUnroll = 4;
-inline constexpr int kTileVectors = kTileThreads * kTileUnroll / kTileTokens;
-
-/// Grid of the vectorized kernels: (token tiles, vector chunks).
-inline dim3 tile_grid(int64_t num_tokens, int vectors_per_token) {
-  return dim3(static_cast<unsigned>((num_tokens + kTileTokens - 1) / kTileTokens),
-              static_cast<unsigned>((vectors_per_token + kTileVectors - 1) / kTileVectors), 1);
-}
-
-/// One item of a tile: token `token` (slot `slot`, -1 = skip), kv head `head`, x-group `group`.
+/// One item: token `token`, kv head `head`, first dim `dim` of its chunk.
 struct TileItem {
   int64_t token;
-  int64_t slot;
   int head;
-  int group;
-  bool active;  ///< inside the problem and slot != -1
+  int dim;
+  bool active;  ///< inside the problem (the slot is checked separately)
 };
 
-/// Item `u` of the calling thread; `slots` holds the tile's slot numbers (shared memory).
-__device__ __forceinline__ TileItem tile_item(const CopyParams& p, const int64_t* slots, int u,
-                                              int groups, int vectors) {
-  const int idx = threadIdx.x + u * kTileThreads;
-  const int t = idx % kTileTokens;
-  const int vec = blockIdx.y * kTileVectors + idx / kTileTokens;
+/// Item `u` of the calling thread. Consecutive lanes take consecutive items: with
+/// token_fastest, 8 consecutive tokens of one chunk (x-split keys: 8 neighbouring 16-byte
+/// vectors, values: neighbouring slots of each dim), then the next chunk; otherwise the chunks
+/// of one token in order (NHD / HND: one contiguous row per head on both sides).
+__device__ __forceinline__ TileItem tile_item(const CopyParams& p, int u, int chunk_dims,
+                                              int chunks, int vectors) {
+  const int64_t idx =
+      (int64_t{blockIdx.x} * p.unroll + u) * kTileThreads + static_cast<int64_t>(threadIdx.x);
+  int64_t token;
+  int vec;
+  if (p.token_fastest) {
+    const int64_t per_tile = int64_t{kTileTokens} * vectors;
+    const int64_t tile = idx / per_tile;
+    const int rem = static_cast<int>(idx - tile * per_tile);
+    vec = rem / kTileTokens;
+    token = tile * kTileTokens + (rem - vec * kTileTokens);
+  } else {
+    token = idx / vectors;
+    vec = static_cast<int>(idx - token * vectors);
+  }
   TileItem item;
-  item.token = int64_t{blockIdx.x} * kTileTokens + t;
-  item.slot = slots[t];
-  const int v = min(vec, vectors - 1);
-  item.head = v / groups;
-  item.group = v - item.head * groups;
-  item.active = vec < vectors && item.token < p.num_tokens && item.slot >= 0;
+  item.token = token;
+  item.head = vec / chunks;
+  item.dim = (vec - item.head * chunks) * chunk_dims;
+  item.active = token < p.num_tokens;
   return item;
 }
 
-/// Loads the tile's slot numbers into shared memory (-1 past the last token); contains a
-/// __syncthreads().
-__device__ __forceinline__ void load_tile_slots(const CopyParams& p, int64_t* slots) {
-  if (threadIdx.x < kTileTokens) {
-    const int64_t token = int64_t{blockIdx.x} * kTileTokens + threadIdx.x;
-    slots[threadIdx.x] = token < p.num_tokens ? p.slot_mapping[token] : -1;
+/// Loads the N cache elements of a chunk starting at row offset `row` + dim `dim`: one 16-byte
+/// load when the tensor allows it, else N strided scalar loads.
+template <typename Elem, int N>
+__device__ __forceinline__ void load_cache_chunk(const CacheTensor& c, int64_t row, int dim,
+                                                 Chunk<Elem, N>& out) {
+  static_assert(N * sizeof(Elem) == 16, "a cache chunk is 16 bytes");
+  const Elem* base = static_cast<const Elem*>(c.data) + row;
+  if (c.vector) {
+    out.v[0] = load16(base + dim_offset(c, dim));
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) out.e[j] = __ldg(base + dim_offset(c, dim + j));
   }
-  __syncthreads();
+}
+
+/// Stores a chunk of N cache elements (the mirror of load_cache_chunk).
+template <typename Elem, int N>
+__device__ __forceinline__ void store_cache_chunk(const CacheTensor& c, int64_t row, int dim,
+                                                  const Chunk<Elem, N>& in) {
+  static_assert(N * sizeof(Elem) == 16, "a cache chunk is 16 bytes");
+  Elem* base = static_cast<Elem*>(c.data) + row;
+  if (c.vector) {
+    *reinterpret_cast<uint4*>(base + dim_offset(c, dim)) = in.v[0];
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) base[dim_offset(c, dim + j)] = in.e[j];
+  }
+}
+
+/// Address of (token, head, dim) of a token tensor.
+template <typename Elem>
+__device__ __forceinline__ Elem* token_at(const TokenTensor& t, int64_t token, int head, int dim) {
+  return static_cast<Elem*>(t.data) + token * t.stride_token + int64_t{head} * t.stride_head + dim;
+}
+
+/// 16-byte loads of a token-side chunk (the host checked the alignment).
+template <typename Elem, int N>
+__device__ __forceinline__ void load_token_chunk(const TokenTensor& t, int64_t token, int head,
+                                                 int dim, Chunk<Elem, N>& out) {
+  const uint4* src = reinterpret_cast<const uint4*>(token_at<Elem>(t, token, head, dim));
+#pragma unroll
+  for (int i = 0; i < Chunk<Elem, N>::kVectors; ++i) out.v[i] = __ldg(src + i);
+}
+
+/// 16-byte stores of a token-side chunk.
+template <typename Elem, int N>
+__device__ __forceinline__ void store_token_chunk(const TokenTensor& t, int64_t token, int head,
+                                                  int dim, const Chunk<Elem, N>& in) {
+  uint4* dst = reinterpret_cast<uint4*>(token_at<Elem>(t, token, head, dim));
+#pragma unroll
+  for (int i = 0; i < Chunk<Elem, N>::kVectors; ++i) dst[i] = in.v[i];
+}
+
+/// One scalar-kernel element: token, head, dim of flat index i (dim fastest).
+struct ElementIndex {
+  int64_t token;
+  int head;
+  int dim;
+};
+
+__device__ __forceinline__ ElementIndex element_index(const CopyParams& p, int64_t i) {
+  const int64_t per_token = int64_t{p.num_kv_heads} * p.head_size;
+  ElementIndex e;
+  e.token = i / per_token;
+  const int rem = static_cast<int>(i - e.token * per_token);
+  e.head = rem / p.head_size;
+  e.dim = rem - e.head * p.head_size;
+  return e;
 }
 
 }  // namespace pagecheck::kernels::copy_detail

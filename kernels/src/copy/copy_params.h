@@ -1,9 +1,35 @@
 #pragma once
 /// Kernel-side parameters of the KV-cache copy kernels (gather_cached_kv, reshape_and_cache),
-/// built on the host from the plugin args and passed by value. Strides in elements, 64-bit.
+/// built on the host from the plugin args and passed by value. Strides in elements of each
+/// tensor's own dtype, 64-bit. Every cache offset comes from the strides (the layout kind is not
+/// seen by the kernels): element (block, head, slot, dim) of a cache tensor is at
+/// block*block + head*head + slot*slot + (dim / dim_split)*group + (dim % dim_split)*dim.
 #include <cstdint>
 
+#include "pagecheck/plugin.h"
+
 namespace pagecheck::kernels {
+
+/// One cache tensor (K, or V; V of a combined cache points value_base elements into K's buffer).
+struct CacheTensor {
+  void* data;         ///< element (0, 0, 0, 0)
+  int64_t block;      ///< elements between blocks
+  int64_t head;       ///< elements between kv heads
+  int64_t slot;       ///< elements between slots of a block
+  int64_t group;      ///< elements between dim groups (unused when dim_split == head_size)
+  int64_t dim;        ///< elements between dims of a group
+  int32_t dim_split;  ///< dims per group (>= 1, divides head_size)
+  int32_t vector;     ///< non-zero: every chunk of 16 bytes of cache elements is contiguous and
+                      ///< 16-byte aligned (dim == 1, dim_split a multiple of the chunk, aligned
+                      ///< data and strides), so the vectorized kernels use one 16-byte access
+};
+
+/// One contiguous token tensor [num_tokens, num_kv_heads, head_size] with dim stride 1.
+struct TokenTensor {
+  void* data;            ///< element (0, 0, 0)
+  int64_t stride_token;  ///< elements between token rows
+  int64_t stride_head;   ///< elements between heads of a row
+};
 
 /// The two copy directions share one description: the cache side and the token side.
 struct CopyParams {
@@ -11,28 +37,31 @@ struct CopyParams {
   int32_t num_kv_heads;         ///< heads per token
   int32_t head_size;            ///< elements per head
   int32_t block_size;           ///< slots per cache block
-  void* key_cache;              ///< [blocks, kv_heads, head_size / x, block_size, x]
-  int64_t kc_stride_block;      ///< key cache: elements between blocks
-  int64_t kc_stride_head;       ///< key cache: elements between kv heads
-  int64_t kc_stride_group;      ///< key cache: elements between x-groups
-  int64_t kc_stride_slot;       ///< key cache: elements between slots
-  void* value_cache;            ///< [blocks, kv_heads, head_size, block_size]
-  int64_t vc_stride_block;      ///< value cache: elements between blocks
-  int64_t vc_stride_head;       ///< value cache: elements between kv heads
-  int64_t vc_stride_dim;        ///< value cache: elements between dims
-  void* key;                    ///< [num_tokens, num_kv_heads, head_size]
-  int64_t key_stride_token;     ///< elements between key rows
-  int64_t key_stride_head;      ///< elements between key heads
-  void* value;                  ///< [num_tokens, num_kv_heads, head_size]
-  int64_t value_stride_token;   ///< elements between value rows
-  int64_t value_stride_head;    ///< elements between value heads
+  CacheTensor key_cache;        ///< K of the cache
+  CacheTensor value_cache;      ///< V of the cache
+  TokenTensor key;              ///< contiguous K (gather: output, reshape: input)
+  TokenTensor value;            ///< contiguous V
   const int64_t* slot_mapping;  ///< [num_tokens]: block * block_size + offset, or -1 (skip)
+  const float* k_scale;         ///< fp8 conversions: K scale(s); unused by raw copies
+  const float* v_scale;         ///< fp8 conversions: V scale(s)
+  int32_t scale_per_head;       ///< non-zero: scale index = kv head (PER_KV_HEAD), else 0
+  int32_t fp8_e5m2;             ///< fp8 conversions: non-zero E5M2, zero E4M3
+  int32_t token_fastest;        ///< vectorized: lanes walk 8 consecutive tokens of one chunk
+                                ///< (x-split style); zero: lanes walk the chunks of a token
+  int32_t unroll;               ///< vectorized: items per thread, 1..kTileUnroll
+};
+
+/// Which element conversion a copy needs: the token-side and cache-side dtypes
+/// (copy_dispatch.cuh maps it to a codec of copy_codec.cuh).
+struct CopyCodecKey {
+  pc_dtype token;  ///< dtype of the contiguous K / V
+  pc_dtype cache;  ///< dtype of the cache (equal: raw copy; fp8 with a 16/32-bit token: convert)
 };
 
 /// The built-in copy designs (docs/kernels.md).
 enum class CopyVariant : int {
   kScalar = 0,      ///< one thread per element, scalar loads and stores ("naive", "scalar")
-  kVectorized = 1,  ///< tokens per block, 16-byte key accesses, 16-byte token-side accesses
+  kVectorized = 1,  ///< 16-byte chunks: token side always vector, cache side where contiguous
 };
 
 }  // namespace pagecheck::kernels

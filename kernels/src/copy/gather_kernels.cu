@@ -1,103 +1,112 @@
-/// gather_cached_kv kernels: paged cache -> contiguous key / value rows. Rows whose slot is -1
-/// are left untouched. Bit exact (raw element copies).
-#include "common/dispatch.h"
-#include "common/vec.cuh"
+/// gather_cached_kv kernels: paged cache -> contiguous key / value rows, for every cache layout
+/// the strides describe. Rows whose slot is -1 are left untouched. Raw copies are bit exact;
+/// fp8 caches are copied as codes or dequantized (copy_codec.cuh).
+#include "copy/copy_dispatch.cuh"
 #include "copy/copy_host.h"
 #include "copy/copy_kernels.cuh"
 
 namespace pagecheck::kernels {
 namespace {
 
-using copy_detail::Element;
+using copy_detail::Chunk;
 
 /// naive: one thread per (token, head, dim), scalar loads and stores of K and V.
-template <int E>
+template <typename Codec>
 __global__ void gather_naive_kernel(const __grid_constant__ CopyParams p) {
-  using Elem = typename Element<E>::type;
-  constexpr int kX = 16 / E;
-  const int64_t per_token = int64_t{p.num_kv_heads} * p.head_size;
-  const int64_t total = p.num_tokens * per_token;
+  using CacheElem = typename Codec::CacheElem;
+  using TokenElem = typename Codec::TokenElem;
+  const int64_t total = p.num_tokens * p.num_kv_heads * p.head_size;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const bool e5m2 = p.fp8_e5m2 != 0;
   for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total; i += stride) {
-    const int64_t token = i / per_token;
-    const int64_t rem = i - token * per_token;
-    const int head = static_cast<int>(rem / p.head_size);
-    const int dim = static_cast<int>(rem - int64_t{head} * p.head_size);
-    const int64_t slot = p.slot_mapping[token];
+    const copy_detail::ElementIndex e = copy_detail::element_index(p, i);
+    const int64_t slot = p.slot_mapping[e.token];
     if (slot < 0) continue;
-    const copy_detail::CacheOffsets src = copy_detail::cache_offsets(p, slot, head, dim, kX);
-    const Elem k = static_cast<const Elem*>(p.key_cache)[src.key];
-    const Elem v = static_cast<const Elem*>(p.value_cache)[src.value];
-    static_cast<Elem*>(p.key)[token * p.key_stride_token + head * p.key_stride_head + dim] = k;
-    static_cast<Elem*>(p.value)[token * p.value_stride_token + head * p.value_stride_head + dim] =
-        v;
+    const CacheTensor& kc = p.key_cache;
+    const CacheTensor& vc = p.value_cache;
+    const CacheElem k = static_cast<const CacheElem*>(
+        kc.data)[copy_detail::row_offset(kc, slot, p.block_size, e.head) +
+                 copy_detail::dim_offset(kc, e.dim)];
+    const CacheElem v = static_cast<const CacheElem*>(
+        vc.data)[copy_detail::row_offset(vc, slot, p.block_size, e.head) +
+                 copy_detail::dim_offset(vc, e.dim)];
+    const float ks = copy_detail::scale_of<Codec>(p.k_scale, p.scale_per_head, e.head);
+    const float vs = copy_detail::scale_of<Codec>(p.v_scale, p.scale_per_head, e.head);
+    *copy_detail::token_at<TokenElem>(p.key, e.token, e.head, e.dim) =
+        copy_detail::to_token<Codec>(k, ks, e5m2);
+    *copy_detail::token_at<TokenElem>(p.value, e.token, e.head, e.dim) =
+        copy_detail::to_token<Codec>(v, vs, e5m2);
   }
 }
 
-/// vectorized: a block copies 8 consecutive tokens x 128 (head, x-group) vectors, 4 per thread,
-/// token fastest across lanes (see copy_kernels.cuh). K: one 16-byte load of the cache's x-group
-/// per item. V: the x dims of the group lie value_stride_dim apart in the cache (x scalar
-/// loads; lanes of consecutive slots read neighbouring elements). Then two 16-byte stores per
-/// item; a warp writes 64 contiguous bytes of each of 8 rows. Inactive items (slot -1, past the
-/// end) load from block 0 slot 0 (in bounds) and store nothing.
-template <int E>
+/// vectorized: each item is one 16-byte chunk of cache elements of one (token, head) (see
+/// copy_kernels.cuh for the lane order). Cache side: one 16-byte load per tensor where the
+/// chunk is contiguous and aligned (x-split keys, NHD, HND), else strided scalar loads
+/// (x-split values: lanes of consecutive slots read neighbouring elements). Token side: one,
+/// two or four 16-byte stores. The slot of each item is read by its own thread (no shared
+/// memory, no barrier); inactive items load and store nothing.
+template <typename Codec>
 __global__ void __launch_bounds__(copy_detail::kTileThreads)
     gather_vectorized_kernel(const __grid_constant__ CopyParams p) {
-  using Elem = typename Element<E>::type;
-  constexpr int kX = 16 / E;
+  using CacheElem = typename Codec::CacheElem;
+  using TokenElem = typename Codec::TokenElem;
+  constexpr int kN = copy_detail::kChunkDims<Codec>;
   constexpr int kU = copy_detail::kTileUnroll;
-  __shared__ int64_t slots[copy_detail::kTileTokens];
-  copy_detail::load_tile_slots(p, slots);
-  const int groups = p.head_size / kX;
-  const int vectors = p.num_kv_heads * groups;
+  const int chunks = p.head_size / kN;
+  const int vectors = p.num_kv_heads * chunks;
+  const bool e5m2 = p.fp8_e5m2 != 0;
   copy_detail::TileItem item[kU];
-  uint4 kv[kU];
-  Elem vv[kU][kX];
+  Chunk<CacheElem, kN> k[kU];
+  Chunk<CacheElem, kN> v[kU];
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
-    item[u] = copy_detail::tile_item(p, slots, u, groups, vectors);
-    const int64_t slot = item[u].active ? item[u].slot : 0;
-    const int64_t block = slot / p.block_size;
-    const int64_t offset = slot - block * p.block_size;
-    const Elem* k_src = static_cast<const Elem*>(p.key_cache) + block * p.kc_stride_block +
-                        offset * p.kc_stride_slot + item[u].head * p.kc_stride_head +
-                        item[u].group * p.kc_stride_group;
-    const Elem* v_src = static_cast<const Elem*>(p.value_cache) + block * p.vc_stride_block +
-                        offset + item[u].head * p.vc_stride_head +
-                        int64_t{item[u].group} * kX * p.vc_stride_dim;
-    kv[u] = load16(k_src);
-#pragma unroll
-    for (int j = 0; j < kX; ++j) vv[u][j] = __ldg(v_src + j * p.vc_stride_dim);
+    item[u].active = false;
+    if (u >= p.unroll) continue;
+    item[u] = copy_detail::tile_item(p, u, kN, chunks, vectors);
+    if (!item[u].active) continue;
+    const int64_t slot = __ldg(p.slot_mapping + item[u].token);
+    item[u].active = slot >= 0;
+    if (!item[u].active) continue;
+    const CacheTensor& kc = p.key_cache;
+    const CacheTensor& vc = p.value_cache;
+    copy_detail::load_cache_chunk(kc, copy_detail::row_offset(kc, slot, p.block_size, item[u].head),
+                                  item[u].dim, k[u]);
+    copy_detail::load_cache_chunk(vc, copy_detail::row_offset(vc, slot, p.block_size, item[u].head),
+                                  item[u].dim, v[u]);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     if (!item[u].active) continue;
-    Elem* k_dst = static_cast<Elem*>(p.key) + item[u].token * p.key_stride_token +
-                  item[u].head * p.key_stride_head + item[u].group * kX;
-    Elem* v_dst = static_cast<Elem*>(p.value) + item[u].token * p.value_stride_token +
-                  item[u].head * p.value_stride_head + item[u].group * kX;
-    *reinterpret_cast<uint4*>(k_dst) = kv[u];
-    *reinterpret_cast<uint4*>(v_dst) = copy_detail::pack16<E>(vv[u]);
+    Chunk<TokenElem, kN> kt;
+    Chunk<TokenElem, kN> vt;
+    const float ks = copy_detail::scale_of<Codec>(p.k_scale, p.scale_per_head, item[u].head);
+    const float vs = copy_detail::scale_of<Codec>(p.v_scale, p.scale_per_head, item[u].head);
+#pragma unroll
+    for (int j = 0; j < kN; ++j) {
+      kt.e[j] = copy_detail::to_token<Codec>(k[u].e[j], ks, e5m2);
+      vt.e[j] = copy_detail::to_token<Codec>(v[u].e[j], vs, e5m2);
+    }
+    copy_detail::store_token_chunk(p.key, item[u].token, item[u].head, item[u].dim, kt);
+    copy_detail::store_token_chunk(p.value, item[u].token, item[u].head, item[u].dim, vt);
   }
 }
 
 }  // namespace
 
-KernelStatus launch_gather(CopyVariant variant, pc_dtype dtype, const CopyParams& p,
+KernelStatus launch_gather(CopyVariant variant, const CopyCodecKey& codec, const CopyParams& p,
                            cudaStream_t stream) {
   if (p.num_tokens == 0) return KernelStatus::success();
-  return dispatch_element_bytes(dtype, [&](auto bytes_tag) {
-    constexpr int kE = decltype(bytes_tag)::value;
+  return dispatch_copy_codec(codec, [&](auto codec_tag) {
+    using Codec = typename decltype(codec_tag)::type;
     if (variant == CopyVariant::kScalar) {
       const int64_t total = p.num_tokens * p.num_kv_heads * p.head_size;
       const int64_t blocks = std::min<int64_t>((total + 255) / 256, int64_t{1} << 20);
-      gather_naive_kernel<kE><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(p);
+      gather_naive_kernel<Codec><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(p);
       PAGECHECK_RETURN_IF_LAUNCH_FAILED("gather_naive_kernel launch");
       return KernelStatus::success();
     }
-    const dim3 grid =
-        copy_detail::tile_grid(p.num_tokens, p.num_kv_heads * (p.head_size / (16 / kE)));
-    gather_vectorized_kernel<kE><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
+    const dim3 grid = copy_grid(p, copy_detail::kChunkDims<Codec>);
+    gather_vectorized_kernel<Codec><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
     PAGECHECK_RETURN_IF_LAUNCH_FAILED("gather_vectorized_kernel launch");
     return KernelStatus::success();
   });

@@ -91,16 +91,31 @@ ConversionResult cache_to_v1(const pc_kv_cache& c, pc_dtype dtype, pc_cache_layo
   return ok();
 }
 
+/// What every family's conversion starts with: reads the version-2 arguments `raw` into `a`
+/// (a struct_size of 0 is malformed), runs the family's own first checks `check(a)`, then
+/// converts the token dtype and the cache into `cache`.
+template <typename Args, typename Check>
+ConversionResult read_and_convert_cache(const Args& raw, Args& a, pc_cache_layout_v1& cache,
+                                        Check check) {
+  if (raw.struct_size == 0) return malformed("args.struct_size is 0");
+  a = abi::read(raw);
+  ConversionResult r = check(a);
+  if (r.status != PC_STATUS_OK) return r;
+  r = token_dtype(a.dtype);
+  if (r.status != PC_STATUS_OK) return r;
+  return cache_to_v1(a.cache, a.dtype, &cache);
+}
+
 ConversionResult attention_to_v1(const pc_paged_attention_args& raw,
                                  pc_paged_attention_args_v1* out) {
-  if (raw.struct_size == 0) return malformed("args.struct_size is 0");
-  const pc_paged_attention_args a = abi::read(raw);
-  if (a.batch.struct_size == 0) return malformed("args.batch.struct_size is 0");
-  if (a.features.struct_size == 0) return malformed("args.features.struct_size is 0");
-  ConversionResult r = token_dtype(a.dtype);
-  if (r.status != PC_STATUS_OK) return r;
+  pc_paged_attention_args a{};
   pc_cache_layout_v1 cache{};
-  r = cache_to_v1(a.cache, a.dtype, &cache);
+  const ConversionResult r =
+      read_and_convert_cache(raw, a, cache, [](const pc_paged_attention_args& args) {
+        if (args.batch.struct_size == 0) return malformed("args.batch.struct_size is 0");
+        if (args.features.struct_size == 0) return malformed("args.features.struct_size is 0");
+        return ok();
+      });
   if (r.status != PC_STATUS_OK) return r;
   const pc_ragged_batch& b = a.batch;
   if (b.query_start != nullptr || b.max_query_len > 1) {
@@ -142,13 +157,11 @@ ConversionResult attention_to_v1(const pc_paged_attention_args& raw,
 }
 
 ConversionResult gather_to_v1(const pc_gather_args& raw, pc_gather_args_v1* out) {
-  if (raw.struct_size == 0) return malformed("args.struct_size is 0");
-  const pc_gather_args a = abi::read(raw);
-  if (a.dequantize != 0) return cannot("a dequantizing gather");
-  ConversionResult r = token_dtype(a.dtype);
-  if (r.status != PC_STATUS_OK) return r;
+  pc_gather_args a{};
   pc_cache_layout_v1 cache{};
-  r = cache_to_v1(a.cache, a.dtype, &cache);
+  const ConversionResult r = read_and_convert_cache(raw, a, cache, [](const pc_gather_args& args) {
+    return args.dequantize != 0 ? cannot("a dequantizing gather") : ok();
+  });
   if (r.status != PC_STATUS_OK) return r;
   *out = pc_gather_args_v1{a.dtype,
                            a.num_tokens,
@@ -167,12 +180,10 @@ ConversionResult gather_to_v1(const pc_gather_args& raw, pc_gather_args_v1* out)
 
 ConversionResult reshape_to_v1(const pc_reshape_and_cache_args& raw,
                                pc_reshape_and_cache_args_v1* out) {
-  if (raw.struct_size == 0) return malformed("args.struct_size is 0");
-  const pc_reshape_and_cache_args a = abi::read(raw);
-  ConversionResult r = token_dtype(a.dtype);
-  if (r.status != PC_STATUS_OK) return r;
+  pc_reshape_and_cache_args a{};
   pc_cache_layout_v1 cache{};
-  r = cache_to_v1(a.cache, a.dtype, &cache);
+  const ConversionResult r =
+      read_and_convert_cache(raw, a, cache, [](const pc_reshape_and_cache_args&) { return ok(); });
   if (r.status != PC_STATUS_OK) return r;
   *out = pc_reshape_and_cache_args_v1{a.dtype,
                                       a.num_tokens,

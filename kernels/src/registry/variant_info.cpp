@@ -28,6 +28,26 @@ pc_status refuse(const detail::ConversionResult& r, std::string* msg) {
   return r.status;
 }
 
+/// One entry point that writes a message (can_implement, launch): clears *msg; for a version-1
+/// variant converts the arguments (refusing what v1 cannot express) and returns
+/// call_v1(v1 args, buffer, size), otherwise refuses NULL args and returns call_v2(buffer,
+/// size); *msg comes from the buffer.
+template <typename CallV1, typename CallV2>
+pc_status call_entry(const VariantInfo& info, const void* args, std::string* msg, CallV1 call_v1,
+                     CallV2 call_v2) {
+  if (msg != nullptr) msg->clear();
+  char buffer[kMessageBytes];
+  buffer[0] = '\0';
+  if (info.abi_version == PAGECHECK_PLUGIN_ABI_VERSION_1) {
+    detail::ArgsV1 v1;
+    const detail::ConversionResult r = detail::to_v1(info.variant.family, args, &v1);
+    if (r.status != PC_STATUS_OK) return refuse(r, msg);
+    return with_message(call_v1(v1.of(info.variant.family), buffer, sizeof buffer), buffer, msg);
+  }
+  if (args == nullptr) return refuse({PC_STATUS_INVALID_ARGUMENT, "args is NULL"}, msg);
+  return with_message(call_v2(buffer, sizeof buffer), buffer, msg);
+}
+
 }  // namespace
 
 bool VariantInfo::supports(pc_dtype dtype, int64_t head_size, int64_t block_size) const {
@@ -56,22 +76,16 @@ bool VariantInfo::supports_scale_kind(pc_scale_kind kind) const {
 
 pc_status VariantInfo::can_implement(const pc_device_info& device, const void* args,
                                      std::string* msg) const {
-  if (msg != nullptr) msg->clear();
-  char buffer[kMessageBytes];
-  buffer[0] = '\0';
-  if (abi_version == PAGECHECK_PLUGIN_ABI_VERSION_1) {
-    detail::ArgsV1 v1;
-    const detail::ConversionResult r = detail::to_v1(variant.family, args, &v1);
-    if (r.status != PC_STATUS_OK) return refuse(r, msg);
-    if (variant_v1.can_implement == nullptr) return PC_STATUS_OK;
-    return with_message(
-        variant_v1.can_implement(&variant_v1, v1.of(variant.family), buffer, sizeof buffer), buffer,
-        msg);
-  }
-  if (args == nullptr) return refuse({PC_STATUS_INVALID_ARGUMENT, "args is NULL"}, msg);
-  if (variant.can_implement == nullptr) return PC_STATUS_OK;
-  return with_message(variant.can_implement(&variant, &device, args, buffer, sizeof buffer), buffer,
-                      msg);
+  return call_entry(
+      *this, args, msg,
+      [&](const void* v1, char* buffer, std::size_t size) {
+        if (variant_v1.can_implement == nullptr) return PC_STATUS_OK;
+        return variant_v1.can_implement(&variant_v1, v1, buffer, size);
+      },
+      [&](char* buffer, std::size_t size) {
+        if (variant.can_implement == nullptr) return PC_STATUS_OK;
+        return variant.can_implement(&variant, &device, args, buffer, size);
+      });
 }
 
 std::size_t VariantInfo::workspace_bytes(const pc_device_info& device, const void* args) const {
@@ -87,21 +101,14 @@ std::size_t VariantInfo::workspace_bytes(const pc_device_info& device, const voi
 
 pc_status VariantInfo::launch(const pc_device_info& device, const void* args, void* workspace,
                               void* stream, std::string* msg) const {
-  if (msg != nullptr) msg->clear();
-  char buffer[kMessageBytes];
-  buffer[0] = '\0';
-  if (abi_version == PAGECHECK_PLUGIN_ABI_VERSION_1) {
-    detail::ArgsV1 v1;
-    const detail::ConversionResult r = detail::to_v1(variant.family, args, &v1);
-    if (r.status != PC_STATUS_OK) return refuse(r, msg);
-    return with_message(variant_v1.launch(&variant_v1, v1.of(variant.family), workspace, stream,
-                                          buffer, sizeof buffer),
-                        buffer, msg);
-  }
-  if (args == nullptr) return refuse({PC_STATUS_INVALID_ARGUMENT, "args is NULL"}, msg);
-  return with_message(
-      variant.launch(&variant, &device, args, workspace, stream, buffer, sizeof buffer), buffer,
-      msg);
+  return call_entry(
+      *this, args, msg,
+      [&](const void* v1, char* buffer, std::size_t size) {
+        return variant_v1.launch(&variant_v1, v1, workspace, stream, buffer, size);
+      },
+      [&](char* buffer, std::size_t size) {
+        return variant.launch(&variant, &device, args, workspace, stream, buffer, size);
+      });
 }
 
 namespace detail {

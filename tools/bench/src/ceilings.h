@@ -5,10 +5,15 @@
 
 namespace pagecheck::bench::detail {
 
-/// Device-to-device cudaMemcpyAsync of `bytes` (bytes moved = 2 x bytes: read + written).
-CeilingResult measure_copy_ceiling(ColdTimer& timer, int64_t bytes, const MeasureSettings& settings,
-                                   cudaStream_t stream, uint64_t seed);
-/// Streaming read of `bytes` with 16-byte loads and almost no writes (bytes moved = bytes).
+/// The copy ceiling: the fastest of a device-to-device cudaMemcpyAsync of `bytes` and a copy
+/// kernel swept over unroll x threads (bytes moved = 2 x bytes: read + written). The method
+/// text names the winner.
+CeilingResult measure_copy_ceiling(ColdTimer& timer, int64_t bytes, int num_sms,
+                                   const MeasureSettings& settings, cudaStream_t stream,
+                                   uint64_t seed);
+/// The read ceiling: the fastest streaming read of `bytes` with 16-byte loads and almost no
+/// writes over unroll {1, 2, 4, 8} x threads {256, 512, 1024} (bytes moved = bytes); the
+/// method text names the winning configuration.
 CeilingResult measure_read_ceiling(ColdTimer& timer, int64_t bytes, int num_sms,
                                    const MeasureSettings& settings, cudaStream_t stream,
                                    uint64_t seed);

@@ -1,8 +1,9 @@
 #pragma once
 /// Device inputs of one bench shape, built directly on the GPU: random caches, query and K/V
 /// (never zeros), block tables drawn as a random permutation of a realistic pool, slot mappings
-/// that fill randomly chosen blocks in order, and the family's ABI v2 args struct pointing at
-/// them (from the shape's problem descriptors through pagecheck/verify/abi_args.h).
+/// that fill randomly chosen blocks in order, the shape's page layout and KV dtype (fp8 caches
+/// with per-tensor scales of 1), window and query length, and the family's ABI v2 args struct
+/// pointing at them (from the shape's problem descriptors through pagecheck/verify/abi_args.h).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -37,13 +38,16 @@ class DeviceProblem {
   DeviceBuffer key_, value_;              ///< contiguous K/V (copy families)
   DeviceBuffer query_, out_;              ///< attention query and output
   DeviceBuffer block_table_, context_lens_, slot_mapping_;
-  DeviceBuffer counter_;  ///< output-check counter
+  DeviceBuffer query_start_;        ///< attention with query_len > 1
+  DeviceBuffer k_scale_, v_scale_;  ///< fp8 caches: per-tensor scales (1)
+  DeviceBuffer counter_;            ///< output-check counter
   pc_paged_attention_args attention_{};
   pc_gather_args gather_{};
   pc_reshape_and_cache_args reshape_{};
   int64_t key_span_ = 0, value_span_ = 0, token_elems_ = 0;
-  /// Non-finite elements among `count` at `data`.
-  int64_t count_nonfinite_elements(const void* data, int64_t count, cudaStream_t stream);
+  /// Non-finite elements among `count` elements of `dtype` at `data`.
+  int64_t count_nonfinite_elements(const void* data, int64_t count, DType dtype,
+                                   cudaStream_t stream);
 };
 
 }  // namespace pagecheck::bench::detail

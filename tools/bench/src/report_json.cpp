@@ -21,18 +21,24 @@ json summary_json(const SampleSummary& s) {
 }
 
 json shape_json(const BenchShape& s) {
-  return {{"family", family_name(s.family)},
-          {"label", s.label},
-          {"group", s.group},
-          {"dtype", dtype_name(s.dtype)},
-          {"num_tokens", s.num_tokens},
-          {"num_seqs", s.num_seqs},
-          {"context_len", s.context_len},
-          {"num_heads", s.num_heads},
-          {"num_kv_heads", s.num_kv_heads},
-          {"head_size", s.head_size},
-          {"block_size", s.block_size},
-          {"num_blocks", s.num_blocks}};
+  json j = {{"family", family_name(s.family)},
+            {"label", s.label},
+            {"group", s.group},
+            {"dtype", dtype_name(s.dtype)},
+            {"num_tokens", s.num_tokens},
+            {"num_seqs", s.num_seqs},
+            {"context_len", s.context_len},
+            {"num_heads", s.num_heads},
+            {"num_kv_heads", s.num_kv_heads},
+            {"head_size", s.head_size},
+            {"block_size", s.block_size},
+            {"num_blocks", s.num_blocks}};
+  // Written only when not the default, so reports of x-split decode shapes keep their form.
+  if (s.cache_kind != ref::CacheKind::kXSplit) j["cache_kind"] = cache_kind_name(s.cache_kind);
+  if (s.kv_dtype) j["kv_dtype"] = dtype_name(*s.kv_dtype);
+  if (s.window != 0) j["window"] = s.window;
+  if (s.query_len != 1) j["query_len"] = s.query_len;
+  return j;
 }
 
 json ceiling_json(const CeilingResult& c) {

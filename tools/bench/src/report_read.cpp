@@ -58,6 +58,21 @@ BenchShape shape_from(const json& j, const std::string& where) {
   s.head_size = get_int(j, "head_size", where);
   s.block_size = get_int(j, "block_size", where);
   s.num_blocks = get_int(j, "num_blocks", where);
+  // Optional (absent in reports of x-split decode shapes and in older reports).
+  try {
+    if (j.contains("cache_kind")) {
+      s.cache_kind = ref::parse_cache_kind(get_string(j, "cache_kind", where).c_str());
+    }
+    if (j.contains("kv_dtype")) s.kv_dtype = parse_dtype(get_string(j, "kv_dtype", where));
+  } catch (const ReportError&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    fail(where, e.what());
+  }
+  if (j.contains("window")) s.window = json_fields::get_int<ReportError>(j, "window", where, 0);
+  if (j.contains("query_len")) {
+    s.query_len = json_fields::get_int<ReportError>(j, "query_len", where, 0);
+  }
   try {
     s.validate();
   } catch (const std::invalid_argument& e) {

@@ -73,6 +73,8 @@ void check_label(const BenchShape& s, const std::string& where) {
     group = s.num_heads == s.num_kv_heads ? "mha" : "gqa";
     label = group + "_b" + std::to_string(s.num_seqs) + "_c" + std::to_string(s.context_len);
   }
+  group += shape_suffix(s);
+  label += shape_suffix(s);
   if (s.group != group) {
     fail(where, "field 'group' is '" + s.group + "' but the shape's heads make it '" + group + "'");
   }

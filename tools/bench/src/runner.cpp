@@ -64,6 +64,31 @@ VariantResult failed(const std::string& name, const std::string& why) {
   return v;
 }
 
+/// What of the shape's layout, KV dtype, window and query length the variant does not declare
+/// ("" when it declares all of it): such rows run only on variants that declare them.
+std::string undeclared_feature(const VariantInfo& info, const BenchShape& shape) {
+  const auto dtype = static_cast<pc_dtype>(shape.dtype);
+  const auto kv = static_cast<pc_dtype>(shape.cache_dtype());
+  if (!info.supports_cache_kind(static_cast<pc_cache_kind>(shape.cache_kind))) {
+    return std::string(ref::cache_kind_name(shape.cache_kind)) + " cache";
+  }
+  if (!info.supports_kv_dtype(dtype, kv)) {
+    return std::string(dtype_name(shape.cache_dtype())) + " cache with " + dtype_name(shape.dtype) +
+           " tokens";
+  }
+  if (kv != dtype && !info.supports_scale_kind(PC_SCALE_PER_TENSOR)) return "per-tensor scales";
+  if (kv != dtype && shape.family == PC_FAMILY_GATHER_CACHED_KV &&
+      !info.has_caps(PC_CAP_DEQUANTIZE)) {
+    return "dequantize";
+  }
+  if (shape.window > 0 && !info.has_caps(PC_CAP_WINDOW)) return "sliding window";
+  if (shape.query_len > info.max_query_len()) {
+    return "query length " + std::to_string(shape.query_len) + " (max_query_len " +
+           std::to_string(info.max_query_len()) + ")";
+  }
+  return "";
+}
+
 VariantResult run_variant(const VariantInfo& info, const pc_device_info& device,
                           const ShapeResult& sr, DeviceProblem& problem, ColdTimer& timer,
                           cudaStream_t stream, const MeasureSettings& settings,
@@ -75,6 +100,8 @@ VariantResult run_variant(const VariantInfo& info, const pc_device_info& device,
                                       std::to_string(shape.head_size) + ", block size " +
                                       std::to_string(shape.block_size));
   }
+  const std::string undeclared = undeclared_feature(info, shape);
+  if (!undeclared.empty()) return unsupported(info.name, "declares no " + undeclared);
   const void* args = problem.args();
   std::string msg;
   {
@@ -174,7 +201,8 @@ BenchReport run_bench(const VariantRegistry& registry, pc_family family,
   r.method.seed = options.seed;
 
   if (log) *log << "device: " << r.environment.device << " (" << r.environment.pci_bus_id << ")\n";
-  r.copy_ceiling = detail::measure_copy_ceiling(timer, options.ceiling_bytes, settings,
+  r.copy_ceiling = detail::measure_copy_ceiling(timer, options.ceiling_bytes,
+                                                static_cast<int>(r.environment.sm_count), settings,
                                                 stream.get(), options.seed);
   r.read_ceiling = detail::measure_read_ceiling(timer, options.ceiling_bytes,
                                                 static_cast<int>(r.environment.sm_count), settings,

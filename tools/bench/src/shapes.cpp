@@ -29,8 +29,22 @@ void BenchShape::validate() const {
   if (family == PC_FAMILY_PAGED_ATTENTION) {
     require_positive(*this, "num_seqs", num_seqs);
     require_positive(*this, "context_len", context_len);
+    require_positive(*this, "query_len", query_len);
+    if (window < 0 || query_len > context_len) {
+      throw std::invalid_argument("shape '" + label +
+                                  "': window must be >= 0 and query_len <= " + "context_len");
+    }
   } else {
     require_positive(*this, "num_tokens", num_tokens);
+    if (window != 0 || query_len != 1) {
+      throw std::invalid_argument("shape '" + label +
+                                  "': window and query_len are attention "
+                                  "fields");
+    }
+  }
+  if (kv_dtype && *kv_dtype != dtype && !dtype_info(*kv_dtype).fp8) {
+    throw std::invalid_argument("shape '" + label + "': kv_dtype " + dtype_name(*kv_dtype) +
+                                " is neither dtype nor fp8");
   }
   require_positive(*this, "num_heads", num_heads);
   require_positive(*this, "num_kv_heads", num_kv_heads);
@@ -85,6 +99,66 @@ BenchShape attention_shape(int64_t num_seqs, int64_t context_len, int64_t num_he
   return s;
 }
 
+std::string shape_suffix(const BenchShape& s) {
+  std::string out;
+  if (s.cache_kind != ref::CacheKind::kXSplit)
+    out += std::string("_") + cache_kind_name(s.cache_kind);
+  if (s.cache_dtype() != s.dtype) out += std::string("_") + dtype_info(s.cache_dtype()).short_name;
+  if (s.window > 0) out += "_w" + std::to_string(s.window);
+  if (s.query_len > 1) out += "_q" + std::to_string(s.query_len);
+  return out;
+}
+
+BenchShape with_variation(BenchShape s, ref::CacheKind kind, std::optional<DType> kv_dtype,
+                          int64_t window, int64_t query_len) {
+  s.cache_kind = kind;
+  s.kv_dtype = kv_dtype && *kv_dtype != s.dtype ? kv_dtype : std::nullopt;
+  s.window = window;
+  s.query_len = query_len;
+  const std::string suffix = shape_suffix(s);
+  s.label += suffix;
+  s.group += suffix;
+  s.validate();
+  return s;
+}
+
+namespace {
+
+/// The layout and fp8 rows of the default sweep (see builtin_sweep).
+void add_variation_rows(pc_family family, DType dtype, std::vector<BenchShape>& out) {
+  using ref::CacheKind;
+  const std::optional<DType> same, e4m3 = DType::kFloat8E4M3;
+  if (family != PC_FAMILY_PAGED_ATTENTION) {
+    for (const auto& [kind, kv] : {std::pair{CacheKind::kNHD, same},
+                                   {CacheKind::kHND, same},
+                                   {CacheKind::kXSplit, e4m3},
+                                   {CacheKind::kNHD, e4m3}}) {
+      for (int64_t t : {64, 4096, 65536}) {
+        out.push_back(with_variation(copy_shape(family, t, 40, 128, 8, dtype), kind, kv));
+      }
+    }
+    return;
+  }
+  for (const auto& [kind, kv] :
+       {std::pair{CacheKind::kNHD, same}, {CacheKind::kXSplit, e4m3}, {CacheKind::kNHD, e4m3}}) {
+    for (int64_t b : {1, 32, 128}) {
+      out.push_back(with_variation(attention_shape(b, 4096, 64, 8, 128, 16, dtype), kind, kv));
+    }
+  }
+  for (int64_t w : {128, 1024}) {
+    for (int64_t b : {8, 32}) {
+      out.push_back(with_variation(attention_shape(b, 16384, 64, 8, 128, 16, dtype),
+                                   CacheKind::kXSplit, same, w));
+    }
+  }
+  for (int64_t b : {8, 32}) {
+    out.push_back(with_variation(attention_shape(b, 4096, 64, 8, 128, 16, dtype),
+                                 CacheKind::kXSplit, same, 0, 4));
+  }
+}
+
+}  // namespace
+
 std::vector<BenchShape> builtin_sweep(pc_family family, bool quick, DType dtype) {
   std::vector<BenchShape> out;
   if (family == PC_FAMILY_PAGED_ATTENTION) {
@@ -102,14 +176,18 @@ std::vector<BenchShape> builtin_sweep(pc_family family, bool quick, DType dtype)
           out.push_back(attention_shape(b, c, heads, kv_heads, 128, 16, dtype));
       }
     }
+    add_variation_rows(family, dtype, out);
     return out;
   }
   if (quick) {
     out.push_back(copy_shape(family, 64, 40, 128, 8, dtype));
     out.push_back(copy_shape(family, 1000, 40, 128, 8, dtype));
+    out.push_back(with_variation(copy_shape(family, 1000, 40, 128, 8, dtype), ref::CacheKind::kNHD,
+                                 DType::kFloat8E4M3));
     return out;
   }
   for (int64_t t = 64; t <= 65536; t *= 2) out.push_back(copy_shape(family, t, 40, 128, 8, dtype));
+  add_variation_rows(family, dtype, out);
   return out;
 }
 
@@ -162,6 +240,10 @@ std::string describe(const BenchShape& s) {
   }
   os << ", head " << s.head_size << ", block " << s.block_size << ", " << s.num_blocks
      << " blocks, " << dtype_name(s.dtype);
+  if (s.cache_kind != ref::CacheKind::kXSplit) os << ", " << cache_kind_name(s.cache_kind);
+  if (s.cache_dtype() != s.dtype) os << ", " << dtype_name(s.cache_dtype()) << " cache";
+  if (s.window > 0) os << ", window " << s.window;
+  if (s.query_len > 1) os << ", " << s.query_len << " query tokens per sequence";
   return os.str();
 }
 

@@ -1,7 +1,9 @@
 /// Byte formulas and the built-in sweeps.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
+#include <string>
 
 #include "pagecheck/bench/bytes.h"
 
@@ -45,6 +47,40 @@ TEST(Bytes, GqaCountsKvHeadsNotQueryHeadsForTheCache) {
   EXPECT_EQ(bytes_moved(gqa).total() - q_and_out - other, 2ll * 4 * 2048 * 8 * 128 * 2);
 }
 
+TEST(Bytes, Fp8CachesCountOneBytePerCacheElementPlusScales) {
+  const BenchShape g =
+      with_variation(copy_shape(PC_FAMILY_GATHER_CACHED_KV, 1000, 8, 64, 16, DType::kFloat16),
+                     ref::CacheKind::kNHD, DType::kFloat8E4M3);
+  const int64_t elems = 2ll * 1000 * 8 * 64;
+  EXPECT_EQ(bytes_moved(g).read, elems + 8 * 1000 + 8);  // codes, slots, k_scale + v_scale
+  EXPECT_EQ(bytes_moved(g).written, 2 * elems);          // float16 rows
+  const BenchShape r =
+      with_variation(copy_shape(PC_FAMILY_RESHAPE_AND_CACHE, 1000, 8, 64, 16, DType::kFloat32),
+                     ref::CacheKind::kXSplit, DType::kFloat8E5M2);
+  EXPECT_EQ(bytes_moved(r).read, 4 * elems + 8 * 1000 + 8);
+  EXPECT_EQ(bytes_moved(r).written, elems);
+  const BenchShape a = with_variation(attention_shape(2, 512, 8, 2, 64, 16, DType::kBFloat16),
+                                      ref::CacheKind::kHND, DType::kFloat8E4M3);
+  const int64_t q = 2ll * 8 * 64 * 2;
+  EXPECT_EQ(bytes_moved(a).read, 2ll * 2 * 512 * 2 * 64 + q + 4 * 2 * 32 + 4 * 2 + 8);
+}
+
+TEST(Bytes, WindowsReadTheLastWPlusQMinusOneTokensAndMultiTokenRowsCountEveryRow) {
+  // Context 1000, window 100, 4 query tokens: tokens 897..999 (103 tokens) of blocks 56..62.
+  const BenchShape s = with_variation(attention_shape(3, 1000, 8, 8, 64, 16, DType::kFloat16),
+                                      ref::CacheKind::kXSplit, std::nullopt, 100, 4);
+  const ByteCount c = bytes_moved(s);
+  const int64_t kv = 2ll * 3 * 103 * 8 * 64 * 2;
+  const int64_t rows = 3ll * 4 * 8 * 64 * 2;
+  EXPECT_EQ(c.read, kv + rows + 4ll * 3 * 7 + 4 * 3 + 4 * 4);
+  EXPECT_EQ(c.written, rows);
+  // A window wider than the context reads the whole context.
+  const BenchShape wide = with_variation(attention_shape(3, 1000, 8, 8, 64, 16, DType::kFloat16),
+                                         ref::CacheKind::kXSplit, std::nullopt, 4096);
+  EXPECT_EQ(bytes_moved(wide).read,
+            bytes_moved(attention_shape(3, 1000, 8, 8, 64, 16, DType::kFloat16)).read);
+}
+
 TEST(Bytes, BandwidthIsBytesPerMicrosecondInGigabytes) {
   EXPECT_DOUBLE_EQ(bandwidth_gbps(4'000'000'000ll, 1'000'000.0), 4.0);  // 4 GB in 1 s
   EXPECT_DOUBLE_EQ(bandwidth_gbps(3'000'000ll, 1.0), 3000.0);           // 3 MB in 1 us
@@ -53,9 +89,20 @@ TEST(Bytes, BandwidthIsBytesPerMicrosecondInGigabytes) {
 
 TEST(Sweeps, GatherSweepCoversTheIssueShapes) {
   const auto sweep = builtin_sweep(PC_FAMILY_GATHER_CACHED_KV, false);
-  ASSERT_EQ(sweep.size(), 11u);  // 64 .. 65536
+  ASSERT_EQ(sweep.size(), 11u + 12u);  // 64 .. 65536, then the layout and fp8 rows
   EXPECT_EQ(sweep.front().num_tokens, 64);
-  EXPECT_EQ(sweep.back().num_tokens, 65536);
+  EXPECT_EQ(sweep[10].num_tokens, 65536);
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    const auto& s = sweep[i];
+    labels.insert(s.label);
+    EXPECT_EQ(shape_suffix(s).empty(), i < 11) << s.label;
+    EXPECT_EQ(s.group, "tokens" + shape_suffix(s));
+  }
+  EXPECT_EQ(labels.size(), sweep.size());
+  for (const char* label : {"t64_nhd", "t4096_hnd", "t65536_e4m3", "t4096_nhd_e4m3"}) {
+    EXPECT_EQ(labels.count(label), 1u) << label;
+  }
   for (const auto& s : sweep) {
     EXPECT_EQ(s.num_kv_heads, 40);
     EXPECT_EQ(s.head_size, 128);
@@ -64,12 +111,12 @@ TEST(Sweeps, GatherSweepCoversTheIssueShapes) {
     EXPECT_GE(s.num_blocks, 1024);
     EXPECT_GE(s.num_blocks, s.blocks_needed());
   }
-  EXPECT_EQ(sweep.back().num_blocks, 8192);  // more blocks when needed
+  EXPECT_EQ(sweep[10].num_blocks, 8192);  // more blocks when needed
 }
 
 TEST(Sweeps, AttentionSweepIsTheMhaGridThenTheGqaGrid) {
   const auto sweep = builtin_sweep(PC_FAMILY_PAGED_ATTENTION, false);
-  ASSERT_EQ(sweep.size(), 50u);
+  ASSERT_EQ(sweep.size(), 50u + 15u);  // the grids, then NHD / fp8 / window / q_len rows
   std::set<std::string> labels;
   for (std::size_t i = 0; i < sweep.size(); ++i) {
     const auto& s = sweep[i];
@@ -79,8 +126,13 @@ TEST(Sweeps, AttentionSweepIsTheMhaGridThenTheGqaGrid) {
     EXPECT_EQ(s.num_heads, i < 25 ? 40 : 64);
     EXPECT_EQ(s.num_kv_heads, i < 25 ? 40 : 8);
     EXPECT_GE(s.num_blocks, s.blocks_needed());
+    EXPECT_EQ(shape_suffix(s).empty(), i < 50) << s.label;
   }
-  EXPECT_EQ(labels.size(), 50u);
+  EXPECT_EQ(labels.size(), sweep.size());
+  for (const char* label : {"gqa_b32_c4096_nhd", "gqa_b1_c4096_e4m3", "gqa_b128_c4096_nhd_e4m3",
+                            "gqa_b8_c16384_w128", "gqa_b32_c16384_w1024", "gqa_b8_c4096_q4"}) {
+    EXPECT_EQ(labels.count(label), 1u) << label;
+  }
   EXPECT_EQ(sweep[0].label, "mha_b1_c128");
   EXPECT_EQ(sweep[24].label, "mha_b256_c4096");
   EXPECT_EQ(sweep[24].num_blocks, 256 * 256);
@@ -104,7 +156,7 @@ TEST(Sweeps, SelectShapesKeepsTheOrderGivenAndNamesUnknownLabels) {
 
 TEST(Sweeps, SweepForPicksDefaultQuickOrLabelsFromBoth) {
   std::string name;
-  EXPECT_EQ(sweep_for(PC_FAMILY_PAGED_ATTENTION, false, "", DType::kFloat16, &name).size(), 50u);
+  EXPECT_EQ(sweep_for(PC_FAMILY_PAGED_ATTENTION, false, "", DType::kFloat16, &name).size(), 65u);
   EXPECT_EQ(name, "default");
   EXPECT_EQ(sweep_for(PC_FAMILY_PAGED_ATTENTION, true, "", DType::kFloat16, &name).size(), 3u);
   EXPECT_EQ(name, "quick");
@@ -114,6 +166,28 @@ TEST(Sweeps, SweepForPicksDefaultQuickOrLabelsFromBoth) {
   ASSERT_EQ(picked.size(), 2u);
   EXPECT_EQ(picked[0].context_len, 300);  // from the quick sweep
   EXPECT_EQ(picked[1].dtype, DType::kBFloat16);
+}
+
+TEST(Sweeps, QuickCopySweepHasOneNhdFp8Row) {
+  const auto quick = builtin_sweep(PC_FAMILY_RESHAPE_AND_CACHE, true);
+  ASSERT_EQ(quick.size(), 3u);
+  EXPECT_EQ(quick[2].label, "t1000_nhd_e4m3");
+  EXPECT_EQ(quick[2].cache_kind, ref::CacheKind::kNHD);
+  EXPECT_EQ(quick[2].cache_dtype(), DType::kFloat8E4M3);
+  EXPECT_EQ(quick[2].dtype, DType::kFloat16);
+}
+
+TEST(Sweeps, VariationsValidate) {
+  const BenchShape copy = copy_shape(PC_FAMILY_GATHER_CACHED_KV, 64, 4, 64, 8, DType::kFloat16);
+  EXPECT_THROW(with_variation(copy, ref::CacheKind::kNHD, std::nullopt, 128),
+               std::invalid_argument);
+  EXPECT_THROW(with_variation(copy, ref::CacheKind::kNHD, DType::kBFloat16), std::invalid_argument);
+  const BenchShape same = with_variation(copy, ref::CacheKind::kXSplit, DType::kFloat16);
+  EXPECT_EQ(same.label, "t64");  // a KV dtype equal to dtype is no variation
+  EXPECT_FALSE(same.kv_dtype.has_value());
+  const BenchShape a = attention_shape(1, 8, 4, 4, 64, 16, DType::kFloat16);
+  EXPECT_THROW(with_variation(a, ref::CacheKind::kXSplit, std::nullopt, 0, 9),
+               std::invalid_argument);  // q_len above the context
 }
 
 TEST(Sweeps, ShapeValidationNamesTheField) {

@@ -45,6 +45,30 @@ TEST(ReportJson, RoundTripPreservesEveryField) {
   EXPECT_TRUE(back.shapes[0].variants[0].above_ceiling);
 }
 
+TEST(ReportJson, LayoutKvDtypeWindowAndQueryLengthRoundTripAndAreOmittedWhenDefault) {
+  BenchReport r = sample();
+  BenchShape& s = r.shapes[1].shape;
+  s = with_variation(s, ref::CacheKind::kHND, DType::kFloat8E5M2, 128, 2);
+  const nlohmann::json j = to_json(r);
+  const nlohmann::json& shape = j.at("results").at(1).at("shape");
+  EXPECT_EQ(shape.at("cache_kind"), "hnd");
+  EXPECT_EQ(shape.at("kv_dtype"), "fp8_e5m2");
+  EXPECT_EQ(shape.at("window"), 128);
+  EXPECT_EQ(shape.at("query_len"), 2);
+  const nlohmann::json& plain = j.at("results").at(0).at("shape");
+  for (const char* key : {"cache_kind", "kv_dtype", "window", "query_len"}) {
+    EXPECT_FALSE(plain.contains(key)) << key;
+  }
+  const BenchReport back = report_from_json(j, "memory");
+  EXPECT_EQ(to_json(back), j);
+  const BenchShape& b = back.shapes[1].shape;
+  EXPECT_EQ(b.label, "mha_b2_c512_hnd_e5m2_w128_q2");
+  EXPECT_EQ(b.cache_kind, ref::CacheKind::kHND);
+  EXPECT_EQ(b.cache_dtype(), DType::kFloat8E5M2);
+  EXPECT_EQ(b.window, 128);
+  EXPECT_EQ(b.query_len, 2);
+}
+
 TEST(ReportJson, FileRoundTripAndNoTemporaryLeftBehind) {
   const std::string path = temp_path("report.json");
   write_report(sample(), path);

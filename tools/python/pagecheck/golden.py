@@ -43,20 +43,27 @@ class Golden:
 
     def inputs(self):
         """The inputs as keyword arguments of the family's function in pagecheck.reference
-        (``paged_attention``, ``gather_cached_kv`` or ``reshape_and_cache``)."""
-        a = self.arrays
+        (``paged_attention``, ``gather_cached_kv`` or ``reshape_and_cache``): the tensors, the
+        cache kind and dtype, fp8 scales, and for attention the scale and the features."""
+        a, attrs = self.arrays, self.attrs
+        common = {"key_cache": a["inputs/key_cache"], "value_cache": a["inputs/value_cache"],
+                  "dtype": self.dtype, "kind": attrs.get("cache_kind"),
+                  "kv_dtype": attrs.get("cache_dtype"), "k_scale": a.get("inputs/k_scale"),
+                  "v_scale": a.get("inputs/v_scale")}
         if self.family == "paged_attention":
-            return {"query": a["inputs/query"], "key_cache": a["inputs/key_cache"],
-                    "value_cache": a["inputs/value_cache"],
-                    "block_table": a["inputs/block_table"],
-                    "context_lens": a["inputs/context_lens"],
-                    "scale": float(self.attrs["scale"]),
-                    "alibi_slopes": a.get("inputs/alibi_slopes"), "dtype": self.dtype,
-                    "kind": self.attrs.get("cache_kind")}
-        return {"key": a["inputs/key"], "value": a["inputs/value"],
-                "key_cache": a["inputs/key_cache"], "value_cache": a["inputs/value_cache"],
-                "slot_mapping": a["inputs/slot_mapping"], "dtype": self.dtype,
-                "kind": self.attrs.get("cache_kind")}
+            window = int(attrs.get("feature_window", 0))
+            soft_cap = float(attrs.get("feature_soft_cap", 0.0))
+            return dict(common, query=a["inputs/query"], block_table=a["inputs/block_table"],
+                        context_lens=a["inputs/context_lens"], scale=float(attrs["scale"]),
+                        alibi_slopes=a.get("inputs/alibi_slopes"),
+                        query_start=a.get("inputs/query_start"), sinks=a.get("inputs/sinks"),
+                        window=window or None, soft_cap=soft_cap or None,
+                        causal=bool(attrs.get("feature_causal", 1)))
+        extra = {"dequantize": bool(attrs.get("dequantize", 0))}
+        if self.family != "gather_cached_kv":
+            extra = {}
+        return dict(common, key=a["inputs/key"], value=a["inputs/value"],
+                    slot_mapping=a["inputs/slot_mapping"], **extra)
 
     def __repr__(self):
         return f"<pagecheck.golden.Golden {self.name} ({self.family}, {self.dtype})>"

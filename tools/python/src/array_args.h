@@ -76,6 +76,11 @@ std::vector<float> read_float32(const py::handle& obj, const std::string& name,
 std::vector<double> read_float64(const py::handle& obj, const std::string& name,
                                  const std::vector<int64_t>& shape, const std::string& dims);
 
+/// Array argument `name` of exactly `shape` (`dims` for messages) as densely packed bytes
+/// (the caller has checked its dtype). Throws ValueError naming the argument on another shape.
+std::vector<std::byte> packed_bytes(const py::array& array, const std::string& name,
+                                    const std::vector<int64_t>& shape, const std::string& dims);
+
 /// "(2, 8, 128)": a shape for messages.
 std::string shape_text(const std::vector<int64_t>& shape);
 
@@ -90,30 +95,5 @@ struct TokenTensor {
 /// array: the result is the same). Throws ValueError naming the argument on a wrong shape.
 TokenTensor read_tokens(const py::array& array, const std::string& name, const std::string& dims,
                         DType dtype);
-
-/// The shapes (in `dims` text) of a cache tensor of page layout `kind`: x-split key [num_blocks,
-/// num_kv_heads, head_size / x, block_size, x], x-split value [num_blocks, num_kv_heads,
-/// head_size, block_size], NHD [num_blocks, block_size, num_kv_heads, head_size], HND
-/// [num_blocks, num_kv_heads, block_size, head_size].
-const char* cache_dims(ref::CacheKind kind, bool key);
-
-/// A paged cache with its layout and both tensors' raw storage.
-struct CacheTensors {
-  ref::PagedCacheLayout layout;  ///< sizes, strides, dtype, kind (scale kind: none)
-  std::vector<std::byte> key;    ///< raw storage, layout.key_span() elements
-  std::vector<std::byte> value;  ///< raw storage, layout.value_span() elements
-};
-
-/// Reads the key_cache and value_cache arrays of page layout `kind` and dtype `kv_dtype` (x =
-/// 16 / element size for x-split keys) with their strides, or both as packed copies when their
-/// strides are not a valid cache layout. Throws ValueError naming key_cache or value_cache
-/// when the shapes disagree with each other, with x, or with `head_size` (>= 0: the tokens').
-CacheTensors read_cache(const py::array& key, const py::array& value, ref::CacheKind kind,
-                        DType kv_dtype, int64_t head_size);
-
-/// The numpy shape and element strides of the key (`key`) or value tensor of `layout`, in the
-/// array form of its kind (cache_dims).
-std::pair<std::vector<int64_t>, std::vector<int64_t>> cache_array(const ref::PagedCacheLayout& c,
-                                                                  bool key);
 
 }  // namespace pagecheck::python

@@ -10,6 +10,7 @@
 #include "array_args.h"
 #include "array_out.h"
 #include "bindings.h"
+#include "case_arrays.h"
 #include "pagecheck/verify/attention_comparison.h"
 #include "pagecheck/verify/tolerance.h"
 #include "problem_args.h"
@@ -25,41 +26,20 @@ struct ComparisonResult {
   std::string model;                       ///< ToleranceModel::describe() of the model used
 };
 
-/// The kernel output `actual` [num_query_tokens, num_heads, head_size] in the problem's dtype,
-/// packed.
-std::vector<std::byte> actual_bytes(const py::handle& actual, const ref::PagedAttentionProblem& p,
-                                    const py::handle& dtype) {
-  const py::array given = to_numpy(actual, "actual");
-  tensor_dtype(given, "actual", requested_dtype(dtype), p.dtype, "query");
-  const std::vector<int64_t> want{p.query_layout.num_tokens, p.num_heads, p.head_size()};
-  const std::vector<int64_t> got(given.shape(), given.shape() + given.ndim());
-  if (got != want) {
-    throw py::value_error("actual: expected shape " + shape_text(want) +
-                          " [num_query_tokens, num_heads, head_size] like query, got " +
-                          shape_text(got));
-  }
-  const py::array a = py::module_::import("numpy").attr("ascontiguousarray")(given);
-  std::vector<std::byte> bytes(static_cast<std::size_t>(a.nbytes()));
-  std::memcpy(bytes.data(), a.data(), bytes.size());
-  return bytes;
-}
-
+/// compare_attention's keywords beyond the problem's: reference_out, reference_lse, model,
+/// num_threads (problem_args.h reads the problem's).
 ComparisonResult compare_attention(const py::handle& query, const py::handle& key_cache,
                                    const py::handle& value_cache, const py::handle& block_table,
                                    const py::handle& context_lens, const py::handle& actual,
-                                   const py::handle& scale, const py::handle& alibi_slopes,
-                                   const py::handle& dtype, const py::handle& reference_out,
-                                   const py::handle& reference_lse, const py::handle& model,
-                                   const py::handle& kind, const py::handle& kv_dtype,
-                                   const py::handle& k_scale, const py::handle& v_scale,
-                                   const py::handle& query_start, const py::handle& sinks,
-                                   const py::handle& window, const py::handle& soft_cap,
-                                   const py::handle& causal, int num_threads) {
+                                   const py::kwargs& kw) {
   const ref::PagedAttentionProblem p =
-      attention_problem(query, key_cache, value_cache, block_table, context_lens, scale,
-                        alibi_slopes, dtype, CacheArgs{kind, kv_dtype, k_scale, v_scale},
-                        FeatureArgs{query_start, sinks, window, soft_cap, causal});
-  const std::vector<std::byte> got = actual_bytes(actual, p, dtype);
+      attention_problem(query, key_cache, value_cache, block_table, context_lens, kw);
+  const py::object reference_out = keyword(kw, "reference_out");
+  const py::object reference_lse = keyword(kw, "reference_lse"), model = keyword(kw, "model");
+  const py::object threads = keyword(kw, "num_threads");
+  const int num_threads = threads.is_none() ? 0 : threads.cast<int>();
+  const std::vector<std::byte> got =
+      attention_output(actual, p, "actual", requested_dtype(keyword(kw, "dtype")));
   verify::ToleranceModel tolerance_model;
   if (!model.is_none()) {
     if (!py::isinstance<verify::ToleranceModel>(model)) {
@@ -213,13 +193,9 @@ void bind_compare(py::module_& m) {
                (r.comparison.passed() ? "passed" : "FAILED") + ": " + r.comparison.describe() + ">";
       });
 
+  // The keywords are documented and defaulted by pagecheck/compare.py.
   m.def("compare_attention", &compare_attention, "query"_a, "key_cache"_a, "value_cache"_a,
-        "block_table"_a, "context_lens"_a, "actual"_a, py::kw_only(), "scale"_a = py::none(),
-        "alibi_slopes"_a = py::none(), "dtype"_a = py::none(), "reference_out"_a = py::none(),
-        "reference_lse"_a = py::none(), "model"_a = py::none(), "kind"_a = py::none(),
-        "kv_dtype"_a = py::none(), "k_scale"_a = py::none(), "v_scale"_a = py::none(),
-        "query_start"_a = py::none(), "sinks"_a = py::none(), "window"_a = py::none(),
-        "soft_cap"_a = py::none(), "causal"_a = py::none(), "num_threads"_a = 0,
+        "block_table"_a, "context_lens"_a, "actual"_a,
         "Compares a kernel's output with the reference within the derived tolerance.");
 }
 

@@ -7,6 +7,7 @@
 #include "array_args.h"
 #include "array_out.h"
 #include "bindings.h"
+#include "cache_args.h"
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/reference/paged_attention.h"
 #include "problem_args.h"
@@ -19,40 +20,45 @@ std::vector<int64_t> token_strides(const ref::TokenLayout& layout) {
   return {layout.stride_token, layout.stride_head, 1};
 }
 
+/// Keyword num_threads (None or absent: 0, all cores).
+int num_threads(const py::kwargs& kw) {
+  const py::object n = keyword(kw, "num_threads");
+  return n.is_none() ? 0 : n.cast<int>();
+}
+
 py::tuple paged_attention(const py::handle& query, const py::handle& key_cache,
                           const py::handle& value_cache, const py::handle& block_table,
-                          const py::handle& context_lens, const py::handle& scale,
-                          const py::handle& alibi_slopes, const py::handle& dtype,
-                          const py::handle& kind, const py::handle& kv_dtype,
-                          const py::handle& k_scale, const py::handle& v_scale,
-                          const py::handle& query_start, const py::handle& sinks,
-                          const py::handle& window, const py::handle& soft_cap,
-                          const py::handle& causal, int num_threads) {
+                          const py::handle& context_lens, const py::kwargs& kw) {
   const ref::PagedAttentionProblem p =
-      attention_problem(query, key_cache, value_cache, block_table, context_lens, scale,
-                        alibi_slopes, dtype, CacheArgs{kind, kv_dtype, k_scale, v_scale},
-                        FeatureArgs{query_start, sinks, window, soft_cap, causal});
+      attention_problem(query, key_cache, value_cache, block_table, context_lens, kw);
+  const ref::ReferenceOptions options{num_threads(kw)};
   ref::PagedAttentionResult r;
   {
     py::gil_scoped_release released;
-    r = ref::paged_attention(p, ref::ReferenceOptions{num_threads});
+    r = ref::paged_attention(p, options);
   }
   py::array out = float64_array(std::move(r.out), {r.num_rows, r.num_heads, r.head_size});
   py::array lse = float64_array(std::move(r.lse), {r.num_rows, r.num_heads});
   return py::make_tuple(out, lse);
 }
 
+/// The copy problem of the arguments after `op` (ref::gather_cached_kv or
+/// ref::reshape_and_cache) ran on it.
+ref::CacheCopyProblem copied(const py::handle& key, const py::handle& value,
+                             const py::handle& key_cache, const py::handle& value_cache,
+                             const py::handle& slot_mapping, const py::kwargs& kw,
+                             void (*op)(ref::CacheCopyProblem&)) {
+  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, kw);
+  py::gil_scoped_release released;
+  op(p);
+  return p;
+}
+
 py::tuple gather_cached_kv(const py::handle& key, const py::handle& value,
                            const py::handle& key_cache, const py::handle& value_cache,
-                           const py::handle& slot_mapping, const py::handle& dtype,
-                           const py::handle& kind, const py::handle& kv_dtype,
-                           const py::handle& k_scale, const py::handle& v_scale, bool dequantize) {
-  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, dtype,
-                                         CacheArgs{kind, kv_dtype, k_scale, v_scale}, dequantize);
-  {
-    py::gil_scoped_release released;
-    ref::gather_cached_kv(p);
-  }
+                           const py::handle& slot_mapping, const py::kwargs& kw) {
+  ref::CacheCopyProblem p =
+      copied(key, value, key_cache, value_cache, slot_mapping, kw, &ref::gather_cached_kv);
   const std::vector<int64_t> shape{p.key_layout.num_tokens, p.cache.num_kv_heads,
                                    p.cache.head_size};
   return py::make_tuple(
@@ -62,15 +68,9 @@ py::tuple gather_cached_kv(const py::handle& key, const py::handle& value,
 
 py::tuple reshape_and_cache(const py::handle& key, const py::handle& value,
                             const py::handle& key_cache, const py::handle& value_cache,
-                            const py::handle& slot_mapping, const py::handle& dtype,
-                            const py::handle& kind, const py::handle& kv_dtype,
-                            const py::handle& k_scale, const py::handle& v_scale) {
-  ref::CacheCopyProblem p = copy_problem(key, value, key_cache, value_cache, slot_mapping, dtype,
-                                         CacheArgs{kind, kv_dtype, k_scale, v_scale}, false);
-  {
-    py::gil_scoped_release released;
-    ref::reshape_and_cache(p);
-  }
+                            const py::handle& slot_mapping, const py::kwargs& kw) {
+  ref::CacheCopyProblem p =
+      copied(key, value, key_cache, value_cache, slot_mapping, kw, &ref::reshape_and_cache);
   const ref::PagedCacheLayout& c = p.cache;
   auto [key_shape, key_strides] = cache_array(c, true);
   auto [value_shape, value_strides] = cache_array(c, false);
@@ -115,22 +115,17 @@ py::array to_float64(const py::handle& array, const py::handle& dtype) {
 void bind_reference(py::module_& m) {
   using namespace pybind11::literals;
   m.doc() = "The CPU reference (float64 accumulation) on numpy arrays; see docs/python.md.";
+  // The keywords (scale, dtype, kind, ...) are documented and defaulted by the Python
+  // wrappers in pagecheck/reference.py; problem_args.h reads them.
   m.def("paged_attention", &paged_attention, "query"_a, "key_cache"_a, "value_cache"_a,
-        "block_table"_a, "context_lens"_a, py::kw_only(), "scale"_a = py::none(),
-        "alibi_slopes"_a = py::none(), "dtype"_a = py::none(), "kind"_a = py::none(),
-        "kv_dtype"_a = py::none(), "k_scale"_a = py::none(), "v_scale"_a = py::none(),
-        "query_start"_a = py::none(), "sinks"_a = py::none(), "window"_a = py::none(),
-        "soft_cap"_a = py::none(), "causal"_a = py::none(), "num_threads"_a = 0,
+        "block_table"_a, "context_lens"_a,
         "(out, lse): float64 [num_query_tokens, num_heads, head_size] and [num_query_tokens, "
         "num_heads].");
   m.def("gather_cached_kv", &gather_cached_kv, "key"_a, "value"_a, "key_cache"_a, "value_cache"_a,
-        "slot_mapping"_a, py::kw_only(), "dtype"_a = py::none(), "kind"_a = py::none(),
-        "kv_dtype"_a = py::none(), "k_scale"_a = py::none(), "v_scale"_a = py::none(),
-        "dequantize"_a = false,
+        "slot_mapping"_a,
         "(key, value) after copying cache slot slot_mapping[t] into row t; new arrays.");
   m.def("reshape_and_cache", &reshape_and_cache, "key"_a, "value"_a, "key_cache"_a, "value_cache"_a,
-        "slot_mapping"_a, py::kw_only(), "dtype"_a = py::none(), "kind"_a = py::none(),
-        "kv_dtype"_a = py::none(), "k_scale"_a = py::none(), "v_scale"_a = py::none(),
+        "slot_mapping"_a,
         "(key_cache, value_cache) after writing row t into slot slot_mapping[t]; new arrays.");
   m.def("to_storage", &to_storage, "values"_a, "dtype"_a,
         "values rounded to nearest even in a storage dtype (bfloat16: uint16 bits; fp8: uint8 "

@@ -11,6 +11,8 @@ namespace py = pybind11;
 void bind_reference(py::module_& m);
 /// ToleranceModel, AttentionComparison and compare_attention.
 void bind_compare(py::module_& m);
+/// cases and verify_runner (pagecheck.cases, pagecheck.verify).
+void bind_verify(py::module_& m);
 /// pagecheck.golden: load.
 void bind_golden(py::module_& m);
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "array_args.h"
+#include "cache_args.h"
 
 namespace pagecheck::python {
 namespace {
@@ -45,10 +46,10 @@ struct Cache {
 };
 
 Cache read_cache_args(const py::handle& key_cache, const py::handle& value_cache,
-                      const CacheArgs& args, DType token_dtype, const std::string& token_name,
+                      const py::kwargs& kw, DType token_dtype, const std::string& token_name,
                       const std::optional<DType>& requested, int64_t head_size) {
-  const std::optional<DType> kv_requested = requested_kv_dtype(args.kv_dtype);
-  const ref::CacheKind kind = requested_kind(args.kind);
+  const std::optional<DType> kv_requested = requested_kv_dtype(keyword(kw, "kv_dtype"));
+  const ref::CacheKind kind = requested_kind(keyword(kw, "kind"));
   const py::array k = to_numpy(key_cache, "key_cache");
   const py::array v = to_numpy(value_cache, "value_cache");
   const std::optional<DType> kv_want = kv_requested ? kv_requested : requested;
@@ -60,8 +61,8 @@ Cache read_cache_args(const py::handle& key_cache, const py::handle& value_cache
   CacheTensors t = read_cache(k, v, kind, kv, head_size);
   Cache c{std::move(t.layout), std::move(t.key), std::move(t.value), {}, {}};
   const int64_t heads = c.layout.num_kv_heads;
-  c.k_scale = read_scales(args.k_scale, "k_scale", heads);
-  c.v_scale = read_scales(args.v_scale, "v_scale", heads);
+  c.k_scale = read_scales(keyword(kw, "k_scale"), "k_scale", heads);
+  c.v_scale = read_scales(keyword(kw, "v_scale"), "v_scale", heads);
   if (!dtype_info(kv).fp8) {
     if (!c.k_scale.empty() || !c.v_scale.empty()) {
       throw py::value_error(std::string("k_scale, v_scale: scales need an fp8 kv_dtype, not ") +
@@ -81,33 +82,45 @@ Cache read_cache_args(const py::handle& key_cache, const py::handle& value_cache
   return c;
 }
 
-}  // namespace
-
-ref::PagedAttentionProblem attention_problem(
-    const py::handle& query, const py::handle& key_cache, const py::handle& value_cache,
-    const py::handle& block_table, const py::handle& context_lens, const py::handle& scale,
-    const py::handle& alibi_slopes, const py::handle& dtype, const CacheArgs& cache,
-    const FeatureArgs& features) {
-  const std::optional<DType> requested = requested_dtype(dtype);
-  const py::array q = to_numpy(query, "query");
-  ref::PagedAttentionProblem p;
-  p.dtype = tensor_dtype(q, "query", requested, std::nullopt, "");
-  TokenTensor qt = read_tokens(q, "query", "[num_seqs, num_heads, head_size]", p.dtype);
-  Cache c = read_cache_args(key_cache, value_cache, cache, p.dtype, "query", requested,
-                            qt.layout.head_size);
-  p.num_heads = qt.layout.num_heads;
-  p.query_layout = qt.layout;
+/// Moves a cache's layout, buffers and scales into a problem.
+template <typename Problem>
+void take_cache(Problem& p, Cache&& c) {
   p.cache = c.layout;
-  p.query = std::move(qt.bytes);
   p.key_cache = std::move(c.key);
   p.value_cache = std::move(c.value);
   p.k_scale = std::move(c.k_scale);
   p.v_scale = std::move(c.v_scale);
+}
+
+}  // namespace
+
+py::object keyword(const py::kwargs& kw, const char* name) {
+  return kw.contains(name) ? py::reinterpret_borrow<py::object>(kw[name]) : py::object(py::none());
+}
+
+ref::PagedAttentionProblem attention_problem(const py::handle& query, const py::handle& key_cache,
+                                             const py::handle& value_cache,
+                                             const py::handle& block_table,
+                                             const py::handle& context_lens, const py::kwargs& kw) {
+  const std::optional<DType> requested = requested_dtype(keyword(kw, "dtype"));
+  const py::array q = to_numpy(query, "query");
+  ref::PagedAttentionProblem p;
+  p.dtype = tensor_dtype(q, "query", requested, std::nullopt, "");
+  TokenTensor qt = read_tokens(q, "query", "[num_seqs, num_heads, head_size]", p.dtype);
+  take_cache(p, read_cache_args(key_cache, value_cache, kw, p.dtype, "query", requested,
+                                qt.layout.head_size));
+  p.num_heads = qt.layout.num_heads;
+  p.query_layout = qt.layout;
+  p.query = std::move(qt.bytes);
+  const py::object query_start = keyword(kw, "query_start"), scale = keyword(kw, "scale");
+  const py::object alibi_slopes = keyword(kw, "alibi_slopes"), sinks = keyword(kw, "sinks");
+  const py::object window = keyword(kw, "window"), soft_cap = keyword(kw, "soft_cap");
+  const py::object causal = keyword(kw, "causal");
 
   ref::RaggedBatch& b = p.batch;
   b.num_seqs = p.query_layout.num_tokens;
-  if (!features.query_start.is_none()) {
-    const py::array starts = to_numpy(features.query_start, "query_start");
+  if (!query_start.is_none()) {
+    const py::array starts = to_numpy(query_start, "query_start");
     if (starts.ndim() != 1 || starts.shape(0) < 2) {
       throw py::value_error("query_start: expected 1 dimension [num_seqs + 1] of at least 2");
     }
@@ -138,13 +151,13 @@ ref::PagedAttentionProblem attention_problem(
   if (!alibi_slopes.is_none()) {
     f.alibi_slopes = read_float32(alibi_slopes, "alibi_slopes", {p.num_heads}, "[num_heads]");
   }
-  if (!features.sinks.is_none()) {
-    f.sinks = read_float32(features.sinks, "sinks", {p.num_heads}, "[num_heads]");
+  if (!sinks.is_none()) {
+    f.sinks = read_float32(sinks, "sinks", {p.num_heads}, "[num_heads]");
   }
   try {
-    if (!features.window.is_none()) f.window = features.window.cast<int64_t>();
-    if (!features.soft_cap.is_none()) f.soft_cap = features.soft_cap.cast<float>();
-    if (!features.causal.is_none()) f.causal = features.causal.cast<bool>();
+    if (!window.is_none()) f.window = window.cast<int64_t>();
+    if (!soft_cap.is_none()) f.soft_cap = soft_cap.cast<float>();
+    if (!causal.is_none()) f.causal = causal.cast<bool>();
   } catch (const py::cast_error&) {
     throw py::type_error("window, soft_cap, causal: expected an int, a real number and a bool");
   }
@@ -154,9 +167,8 @@ ref::PagedAttentionProblem attention_problem(
 
 ref::CacheCopyProblem copy_problem(const py::handle& key, const py::handle& value,
                                    const py::handle& key_cache, const py::handle& value_cache,
-                                   const py::handle& slot_mapping, const py::handle& dtype,
-                                   const CacheArgs& cache, bool dequantize) {
-  const std::optional<DType> requested = requested_dtype(dtype);
+                                   const py::handle& slot_mapping, const py::kwargs& kw) {
+  const std::optional<DType> requested = requested_dtype(keyword(kw, "dtype"));
   const py::array k = to_numpy(key, "key");
   const py::array v = to_numpy(value, "value");
   ref::CacheCopyProblem p;
@@ -171,9 +183,8 @@ ref::CacheCopyProblem copy_problem(const py::handle& key, const py::handle& valu
     throw py::value_error("value: expected the shape of key " + shape_text(shape(kt.layout)) +
                           ", got " + shape_text(shape(vt.layout)));
   }
-  Cache c = read_cache_args(key_cache, value_cache, cache, p.dtype, "key", requested,
-                            kt.layout.head_size);
-  p.cache = c.layout;
+  take_cache(p, read_cache_args(key_cache, value_cache, kw, p.dtype, "key", requested,
+                                kt.layout.head_size));
   if (kt.layout.num_heads != p.cache.num_kv_heads) {
     throw py::value_error(
         "key: " + std::to_string(kt.layout.num_heads) +
@@ -183,11 +194,13 @@ ref::CacheCopyProblem copy_problem(const py::handle& key, const py::handle& valu
   p.value_layout = vt.layout;
   p.key = std::move(kt.bytes);
   p.value = std::move(vt.bytes);
-  p.key_cache = std::move(c.key);
-  p.value_cache = std::move(c.value);
-  p.k_scale = std::move(c.k_scale);
-  p.v_scale = std::move(c.v_scale);
-  p.dequantize = dequantize;
+  const py::object dequantize = keyword(kw, "dequantize");
+  try {
+    p.dequantize = !dequantize.is_none() && dequantize.cast<bool>();
+  } catch (const py::cast_error&) {
+    throw py::type_error("dequantize: expected a bool, got " +
+                         py::repr(dequantize).cast<std::string>());
+  }
   p.slot_mapping =
       read_integers(slot_mapping, "slot_mapping", {p.key_layout.num_tokens}, "[num_tokens]");
   validate(p);

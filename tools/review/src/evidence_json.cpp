@@ -65,11 +65,21 @@ VariantVerification get_variant(const json& j, const std::string& where) {
   return v;
 }
 
+/// The object `key` of a record (`where` receives "<origin>: <key>" for its messages) and its
+/// `ran` flag into run.ran: the opening the golden and sanitizer sections share.
+template <typename Run>
+const json& ran_section(const json& j, const char* key, const std::string& origin,
+                        std::string* where, Run* run) {
+  *where = origin + ": " + key;
+  const json& section = field(j, key, origin);
+  run->ran = get_bool(section, "ran", *where);
+  return section;
+}
+
 GoldenRun get_golden(const json& j, const std::string& origin) {
-  const std::string where = origin + ": golden";
-  const json& g = field(j, "golden", origin);
   GoldenRun run;
-  run.ran = get_bool(g, "ran", where);
+  std::string where;
+  const json& g = ran_section(j, "golden", origin, &where, &run);
   if (!run.ran) return run;
   run.dir = get_string(g, "dir", where);
   run.goldens = get_count(g, "goldens", where);
@@ -81,10 +91,9 @@ GoldenRun get_golden(const json& j, const std::string& origin) {
 }
 
 SanitizerRun get_sanitizer(const json& j, const std::string& origin) {
-  const std::string where = origin + ": sanitizer";
-  const json& s = field(j, "sanitizer", origin);
   SanitizerRun run;
-  run.ran = get_bool(s, "ran", where);
+  std::string where;
+  const json& s = ran_section(j, "sanitizer", origin, &where, &run);
   for (const auto& t : get_array(s, "tools", where)) {
     if (!t.is_string() || t.get<std::string>().empty()) fail(where, "tools must be names");
     run.tools.push_back(t.get<std::string>());

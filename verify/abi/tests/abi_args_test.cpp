@@ -43,6 +43,15 @@ void expect_strides(const pc_cache_strides& got, const ref::CacheTensorStrides& 
   EXPECT_EQ(got.dim_split, want.dim_split);
 }
 
+/// A token tensor's ABI fields (`what`: its name): the caller's pointer and the layout's token
+/// and head strides.
+void expect_tokens(const void* data, int64_t stride_token, int64_t stride_head, const void* pointer,
+                   const ref::TokenLayout& layout, const char* what) {
+  EXPECT_EQ(data, pointer) << what;
+  EXPECT_EQ(stride_token, layout.stride_token) << what;
+  EXPECT_EQ(stride_head, layout.stride_head) << what;
+}
+
 void expect_cache(const pc_kv_cache& got, const ref::PagedCacheLayout& want, const float* k_scale,
                   const float* v_scale) {
   EXPECT_EQ(got.struct_size, sizeof(pc_kv_cache));
@@ -124,9 +133,8 @@ TEST(AbiArgs, AttentionEveryField) {
     EXPECT_EQ(static_cast<int>(a.dtype), static_cast<int>(p.dtype));
     EXPECT_EQ(a.num_heads, p.num_heads);
     EXPECT_EQ(a.scale, p.scale);
-    EXPECT_EQ(a.query, q.query);
-    EXPECT_EQ(a.query_stride_token, p.query_layout.stride_token);
-    EXPECT_EQ(a.query_stride_head, p.query_layout.stride_head);
+    expect_tokens(a.query, a.query_stride_token, a.query_stride_head, q.query, p.query_layout,
+                  "query");
     EXPECT_EQ(a.key_cache, q.key_cache);
     EXPECT_EQ(a.value_cache, q.value_cache);
     expect_cache(a.cache, p.cache, q.k_scale, q.v_scale);
@@ -146,9 +154,7 @@ TEST(AbiArgs, AttentionEveryField) {
     EXPECT_EQ(a.features.window, p.features.window);
     EXPECT_EQ(a.features.soft_cap, p.features.soft_cap);
     EXPECT_EQ(a.features.causal != 0, p.features.causal);
-    EXPECT_EQ(a.out, q.out);
-    EXPECT_EQ(a.out_stride_token, out.stride_token);
-    EXPECT_EQ(a.out_stride_head, out.stride_head);
+    expect_tokens(a.out, a.out_stride_token, a.out_stride_head, q.out, out, "out");
   }
 }
 
@@ -275,23 +281,17 @@ TEST(AbiArgs, GatherAndReshapeEveryField) {
     EXPECT_EQ(g.value_cache, value_cache);
     expect_cache(g.cache, p.cache, c.k_scale, c.v_scale);
     EXPECT_EQ(g.slot_mapping, c.slot_mapping);
-    EXPECT_EQ(g.key_out, c.key);
-    EXPECT_EQ(g.key_stride_token, p.key_layout.stride_token);
-    EXPECT_EQ(g.key_stride_head, p.key_layout.stride_head);
-    EXPECT_EQ(g.value_out, c.value);
-    EXPECT_EQ(g.value_stride_token, p.value_layout.stride_token);
-    EXPECT_EQ(g.value_stride_head, p.value_layout.stride_head);
+    expect_tokens(g.key_out, g.key_stride_token, g.key_stride_head, c.key, p.key_layout, "key");
+    expect_tokens(g.value_out, g.value_stride_token, g.value_stride_head, c.value, p.value_layout,
+                  "value");
 
     const pc_reshape_and_cache_args s = reshape_args(p, c);
     EXPECT_EQ(s.struct_size, sizeof s);
     EXPECT_EQ(static_cast<int>(s.dtype), static_cast<int>(p.dtype));
     EXPECT_EQ(s.num_tokens, p.num_tokens());
-    EXPECT_EQ(s.key, c.key);
-    EXPECT_EQ(s.key_stride_token, p.key_layout.stride_token);
-    EXPECT_EQ(s.key_stride_head, p.key_layout.stride_head);
-    EXPECT_EQ(s.value, c.value);
-    EXPECT_EQ(s.value_stride_token, p.value_layout.stride_token);
-    EXPECT_EQ(s.value_stride_head, p.value_layout.stride_head);
+    expect_tokens(s.key, s.key_stride_token, s.key_stride_head, c.key, p.key_layout, "key");
+    expect_tokens(s.value, s.value_stride_token, s.value_stride_head, c.value, p.value_layout,
+                  "value");
     EXPECT_EQ(s.key_cache, c.key_cache);
     EXPECT_EQ(s.value_cache, value_cache);
     expect_cache(s.cache, p.cache, c.k_scale, c.v_scale);

@@ -22,24 +22,18 @@ uint32_t bits_at(const std::vector<std::byte>& buffer, int64_t index, std::size_
 std::optional<std::array<int64_t, 4>> locate(const ref::PagedCacheLayout& c, bool key,
                                              int64_t off) {
   const ref::CacheTensorStrides& s = key ? c.key : c.value;
-  struct Axis {
-    int index;  // 0 block, 1 head, 2 slot, 3 group, 4 dim
-    int64_t size, stride;
-  };
-  std::array<Axis, 5> axes{{{0, c.num_blocks, s.block},
-                            {1, c.num_kv_heads, s.head},
-                            {2, c.block_size, s.slot},
-                            {3, c.head_size / s.dim_split, s.group},
-                            {4, s.dim_split, s.dim}}};
-  std::sort(axes.begin(), axes.end(),
-            [](const Axis& a, const Axis& b) { return a.stride > b.stride; });
+  const std::array<ref::CacheAxis, 5> axes = c.axes(s);  // block, head, slot, group, dim
+  std::array<int, 5> order{0, 1, 2, 3, 4};
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return axes[a].stride > axes[b].stride; });
   std::array<int64_t, 5> at{};
   int64_t rem = off;
-  for (const Axis& a : axes) {
+  for (int index : order) {
+    const ref::CacheAxis& a = axes[index];
     if (a.size <= 1 || a.stride <= 0) continue;
     const int64_t i = rem / a.stride;
     if (i >= a.size) return std::nullopt;
-    at[a.index] = i;
+    at[index] = i;
     rem -= i * a.stride;
   }
   if (rem != 0) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <iostream>
 
+#include "device_count.h"
 #include "pagecheck/verify/check/sim_backend.h"
 #include "pagecheck/verify/check/worker.h"
 #include "pagecheck/verify/device_runner.h"
@@ -55,6 +56,7 @@ class DeviceBackend final : public CaseBackend {
     return ok_;
   }
   std::string description() const override { return description_; }
+  int device_count() const override { return detail::visible_cuda_devices(); }
 
   AttentionRun run_attention(const BackendVariant& v, const ref::PagedAttentionProblem& p,
                              const ref::TokenLayout& out_layout, int run) override {
@@ -169,6 +171,7 @@ WorkerSession::WorkerSession(std::string exe, WorkerOptions options, double time
   reason_ = hello_.value("reason", std::string());
   device_ = hello_.value("device", std::string());
   gpu_available_ = hello_.value("gpu_available", false);
+  device_count_ = hello_.value("device_count", 0);
 }
 
 std::vector<Target> WorkerSession::targets(const std::set<std::string>& registries) const {

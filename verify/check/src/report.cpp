@@ -165,7 +165,9 @@ void to_json(json& j, const RunReport& r) {
            {"variants", r.variants},
            {"notes", r.notes},
            {"plugins", r.plugins},
-           {"interrupted", r.interrupted}};
+           {"interrupted", r.interrupted},
+           {"tool_version", r.tool_version},
+           {"devices", r.devices}};
 }
 
 void from_json(const json& j, RunReport& r) {
@@ -182,27 +184,68 @@ void from_json(const json& j, RunReport& r) {
   r.notes = j.value("notes", std::vector<std::string>());
   r.plugins = j.value("plugins", std::vector<std::string>());
   r.interrupted = j.value("interrupted", false);
+  r.tool_version = j.value("tool_version", std::string());
+  r.devices = j.value("devices", std::vector<DeviceReport>());
 }
 
-RunReport merge_reports(const std::vector<RunReport>& reports) {
+namespace {
+
+/// Throws when `r` (named `which`) is not a shard of the same run as `first` (`first_name`).
+void check_same_run(const RunReport& first, const std::string& first_name, const RunReport& r,
+                    const std::string& which) {
+  auto refuse = [&](const char* field, const std::string& has, const std::string& want) {
+    throw std::invalid_argument("merge: " + which + ": field '" + field + "' is " + has + ", but " +
+                                first_name + " has " + want +
+                                ": shards of one run share seed, cases, shard_count and "
+                                "tool_version (re-run the shard with the same options and "
+                                "pagecheck)");
+  };
+  if (r.seed != first.seed) refuse("seed", std::to_string(r.seed), std::to_string(first.seed));
+  if (r.cases != first.cases) {
+    refuse("cases", std::to_string(r.cases), std::to_string(first.cases));
+  }
+  if (r.shard_count != first.shard_count) {
+    refuse("shard_count", std::to_string(r.shard_count), std::to_string(first.shard_count));
+  }
+  if (r.tool_version != first.tool_version) {
+    auto shown = [](const std::string& v) {
+      return v.empty() ? std::string("(none)") : "'" + v + "'";
+    };
+    refuse("tool_version", shown(r.tool_version), shown(first.tool_version));
+  }
+}
+
+}  // namespace
+
+RunReport merge_reports(const std::vector<RunReport>& reports,
+                        const std::vector<std::string>& names) {
   if (reports.empty()) throw std::invalid_argument("merge: no reports");
+  auto name_of = [&](std::size_t i) {
+    return i < names.size() ? "'" + names[i] + "'" : "report " + std::to_string(i + 1);
+  };
   RunReport out;
   out.seed = reports[0].seed;
   out.cases = reports[0].cases;
   out.shard_count = reports[0].shard_count;
   out.device = reports[0].device;
+  out.tool_version = reports[0].tool_version;
   std::set<int> seen;
   std::vector<std::string> order;
   std::map<std::string, VariantReport> by_key;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const RunReport& r = reports[i];
-    const std::string which = "report " + std::to_string(i + 1);
-    if (r.seed != out.seed || r.cases != out.cases || r.shard_count != out.shard_count) {
-      throw std::invalid_argument("merge: " + which + " has seed/cases/shard count " +
-                                  std::to_string(r.seed) + "/" + std::to_string(r.cases) + "/" +
-                                  std::to_string(r.shard_count) + ", the first has " +
-                                  std::to_string(out.seed) + "/" + std::to_string(out.cases) + "/" +
-                                  std::to_string(out.shard_count));
+    const std::string which = name_of(i);
+    check_same_run(reports[0], name_of(0), r, which);
+    for (const DeviceReport& d : r.devices) {
+      auto same = [&](const DeviceReport& m) {
+        return m.index == d.index && m.description == d.description;
+      };
+      auto it = std::find_if(out.devices.begin(), out.devices.end(), same);
+      if (it == out.devices.end()) {
+        out.devices.push_back(d);
+      } else {
+        it->add(d);
+      }
     }
     for (int s : r.shards) {
       if (!seen.insert(s).second) {
@@ -317,6 +360,21 @@ void print_summary(std::ostream& out, const RunReport& r) {
     if (!missing.empty()) out << "         never hit: " << missing << "\n";
     out << "         run twice (determinism): " << v.runs_twice << " of " << v.run << "\n";
     for (const auto& e : v.error_messages) out << "         harness error: " << e << "\n";
+  }
+  if (!r.devices.empty()) {
+    out << "  per device (cases of every variant; the table above is their merge):\n";
+    std::snprintf(line, sizeof line, "  %-4s %-6s %-40s %6s %6s %6s %6s %6s %8s\n", "", "device",
+                  "description", "cases", "passed", "unsup", "failed", "faults", "seconds");
+    out << line;
+    for (const DeviceReport& d : r.devices) {
+      const bool ok = d.failed == 0 && d.errors == 0;
+      std::snprintf(line, sizeof line, "  %-4s %-6d %-40.40s %6lld %6lld %6lld %6lld %6lld %8.2f\n",
+                    ok ? "ok" : "FAIL", d.index, d.description.c_str(),
+                    static_cast<long long>(d.cases), static_cast<long long>(d.passed),
+                    static_cast<long long>(d.not_supported), static_cast<long long>(d.failed),
+                    static_cast<long long>(d.faults), d.seconds);
+      out << line;
+    }
   }
   for (const VariantReport& v : r.variants) {
     if (!v.failure) continue;

@@ -1,6 +1,7 @@
 /// CPU simulations of correct and buggy kernel variants (registry "sim").
 #include "pagecheck/verify/check/sim_backend.h"
 #include "pagecheck/verify/check/sim_engine_style.h"
+#include "sim_planted_features.h"
 #include "sim_planted_s6.h"
 
 #include <chrono>
@@ -111,12 +112,6 @@ std::vector<double> wrong_kv_head(const ref::PagedAttentionProblem& p) {
   return out;
 }
 
-/// The scale of KV head `kv` of an fp8 cache (1 otherwise).
-float scale_of(const std::vector<float>& scales, int64_t kv) {
-  if (scales.empty()) return 1.0f;
-  return scales.size() == 1 ? scales[0] : scales[kv];
-}
-
 /// Emulation of a split-K decode kernel (a simulated kernel, not a reference: it computes as
 /// such a kernel does): float32 logits, sums, weighted values and merge over partitions of
 /// `partition` tokens (the size the simulated variant declares). With `lowp`, softmax
@@ -134,11 +129,11 @@ std::vector<double> split_k(const ref::PagedAttentionProblem& p, int64_t partiti
   const auto key = [&](int64_t block, int64_t kv, int64_t slot, int64_t d) {
     return static_cast<float>(
         load_element(c.dtype, p.key_cache.data(), c.key_at(block, kv, slot, d)) *
-        scale_of(p.k_scale, kv));
+        c.scale_at(p.k_scale, kv));
   };
   const auto value = [&](int64_t block, int64_t kv, int64_t slot, int64_t d) {
     return static_cast<float>(load_element(c.dtype, values, c.value_at(block, kv, slot, d)) *
-                              scale_of(p.v_scale, kv));
+                              c.scale_at(p.v_scale, kv));
   };
   std::vector<double> out(p.query_layout.num_tokens * p.num_heads * hs, 0.0);
   for (int64_t s = 0; s < b.num_seqs; ++s) {
@@ -268,6 +263,9 @@ class SimBackend final : public CaseBackend {
     attention("sim_table_stride_from_width", sim_table_stride_from_width);
     attention("sim_finite_mask_sentinel", sim_finite_mask_sentinel);
     attention("sim_gqa_group_le8", sim_gqa_group_le8);
+    for (FeatureSim& f : planted_feature_sims()) {  // issues 15, 16
+      add(std::move(f.caps), SimVariant{std::move(f.attention), std::move(f.copy)});
+    }
     add(split_caps("sim_parts_from_bound", false),
         SimVariant{[](const auto& p) { return sim_partitions_from_bound(p, kSimPartition); }, {}});
     add(sim_caps("sim_gather_one_block_per_token", PC_FAMILY_GATHER_CACHED_KV),
@@ -441,12 +439,15 @@ class SimBackend final : public CaseBackend {
 }  // namespace
 
 std::vector<std::string> correct_sim_variants() {
-  return {"sim_reference",     "sim_split_k_fp32",     "sim_engine_style",
-          "sim_race_declared", "sim_gather_reference", "sim_reshape_reference"};
+  std::vector<std::string> names = {
+      "sim_reference",     "sim_split_k_fp32",     "sim_engine_style",
+      "sim_race_declared", "sim_gather_reference", "sim_reshape_reference"};
+  for (std::string& n : planted_feature_sim_names(true)) names.push_back(n);
+  return names;
 }
 
 std::vector<std::string> buggy_sim_variants() {
-  return {"sim_context_off_by_one",
+  std::vector<std::string> names = {"sim_context_off_by_one",
           "sim_skip_last_partial_block",
           "sim_zero_weight_nan",
           "sim_scale_twice",
@@ -464,6 +465,8 @@ std::vector<std::string> buggy_sim_variants() {
           "sim_gather_reads_slot_minus1",
           "sim_gather_value_layout_keys",
           "sim_reshape_writes_slot_minus1"};
+  for (std::string& n : planted_feature_sim_names(false)) names.push_back(n);
+  return names;
 }
 
 std::unique_ptr<CaseBackend> make_sim_backend(bool allow_crash) {

@@ -17,12 +17,6 @@ float to_storage(DType dtype, float v) {
   return static_cast<float>(load_element(dtype, tmp, 0));
 }
 
-/// The float32 scale of kv head `kv` in an fp8 cache (1 when the cache has none).
-float kv_scale(const std::vector<float>& scales, ref::ScaleKind kind, int64_t kv) {
-  if (scales.empty()) return 1.0f;
-  return scales[kind == ref::ScaleKind::kPerKvHead ? kv : 0];
-}
-
 /// One (query row, head): what a thread block of the kernel holds.
 class RowKernel {
  public:
@@ -34,15 +28,14 @@ class RowKernel {
     const ref::AttentionFeatures& f = p_.features;
     const int64_t hs = p_.head_size(), bs = p_.block_size();
     const int64_t ctx = b.context_lens[seq];
-    const int64_t position = ctx - b.query_len(seq) + i;
-    const int64_t end = f.causal ? std::min(position + 1, ctx) : ctx;
-    const int64_t begin = f.window > 0 ? std::max<int64_t>(0, position - f.window + 1) : 0;
+    const ref::AttendedRange range = p_.attended(seq, i);
+    const int64_t position = range.position, begin = range.lo, end = range.hi;
     std::fill(out, out + hs, 0.0);
     if (ctx == 0 || begin >= end) return;
     const int64_t kv = head / (p_.num_heads / p_.num_kv_heads());
     const int64_t row = b.query_begin(seq) + i;
-    const float ks = kv_scale(p_.k_scale, p_.cache.scale_kind, kv);
-    const float vs = kv_scale(p_.v_scale, p_.cache.scale_kind, kv);
+    const float ks = p_.cache.scale_at(p_.k_scale, kv);
+    const float vs = p_.cache.scale_at(p_.v_scale, kv);
     const std::byte* values = p_.cache.combined ? p_.key_cache.data() : p_.value_cache.data();
     const int32_t* table = b.block_table.data() + seq * b.max_blocks_per_seq;
     q_.resize(hs);

@@ -111,6 +111,14 @@ RunReport run_verification(const std::vector<Target>& targets, const VerifyOptio
   const int jobs = std::max(1, o.jobs);
   std::vector<std::unique_ptr<CaseExecutor>> executors;
   for (int w = 0; w < jobs; ++w) executors.push_back(make_executor(w));
+  // Per-device counts of a multi-device run (executor w runs on slot w mod devices).
+  const std::size_t device_slots = o.devices.size() > 1 ? o.devices.size() : 0;
+  std::vector<DeviceReport> per_device(device_slots);
+  for (std::size_t d = 0; d < device_slots; ++d) {
+    per_device[d].index = o.devices[d].index;
+    per_device[d].description = o.devices[d].description;
+  }
+  std::mutex device_mutex;
   std::atomic<std::size_t> next{0}, done{0};
   std::atomic<int> running{jobs};
   std::mutex wake_mutex;
@@ -157,6 +165,10 @@ RunReport run_verification(const std::vector<Target>& targets, const VerifyOptio
       {
         std::lock_guard<std::mutex> lock(st.mutex);
         record(st, task.slot, r);
+      }
+      if (device_slots > 0) {
+        std::lock_guard<std::mutex> lock(device_mutex);
+        per_device[device_slot_of(w, device_slots)].add(r);
       }
       ++done;
     }
@@ -208,6 +220,7 @@ RunReport run_verification(const std::vector<Target>& targets, const VerifyOptio
   }
   if (o.progress) o.progress("");
   for (auto& st : states) report.variants.push_back(std::move(st->report));
+  report.devices = std::move(per_device);
   report.wall_seconds = seconds_since(run_start);
   return report;
 }

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ext/stdio_filebuf.h>
 #include <iostream>
@@ -16,10 +17,12 @@ namespace {
 nlohmann::json hello(const std::vector<CaseBackend*>& backends) {
   nlohmann::json variants = nlohmann::json::array();
   bool available = false, gpu = false;
+  int device_count = 0;
   std::string reasons, device;
   for (CaseBackend* b : backends) {
     std::string reason;
     const bool ok = b->available(&reason);
+    device_count = std::max(device_count, b->device_count());
     if (ok) {
       available = true;
       gpu = gpu || !b->is_simulation();
@@ -35,11 +38,8 @@ nlohmann::json hello(const std::vector<CaseBackend*>& backends) {
                           {"runnable", ok}});
     }
   }
-  return {{"available", available},
-          {"gpu_available", gpu},
-          {"reason", reasons},
-          {"device", device},
-          {"variants", variants}};
+  return {{"available", available}, {"gpu_available", gpu},         {"reason", reasons},
+          {"device", device},       {"device_count", device_count}, {"variants", variants}};
 }
 
 }  // namespace

@@ -36,6 +36,32 @@ void finish(CopyRun& run, const detail::GuardedBuffer& first, const char* first_
   }
 }
 
+/// The slot mapping and the fp8 scales of one copy call, uploaded.
+struct CopyIndices {
+  detail::DeviceBuffer slots;    ///< slot_mapping
+  detail::DeviceBuffer k_scale;  ///< k_scale (empty without scales)
+  detail::DeviceBuffer v_scale;  ///< v_scale (empty without scales)
+};
+
+CopyIndices upload_indices(const ref::CacheCopyProblem& p) {
+  return {detail::upload_vector(p.slot_mapping), detail::upload_vector(p.k_scale),
+          detail::upload_vector(p.v_scale)};
+}
+
+/// The pointers of one copy call: the cache and token buffers given, the indices uploaded.
+CopyPointers copy_pointers(const CopyIndices& indices, void* key_cache, void* value_cache,
+                           void* key, void* value) {
+  CopyPointers pointers;
+  pointers.key_cache = key_cache;
+  pointers.value_cache = value_cache;
+  pointers.slot_mapping = indices.slots.typed<int64_t>();
+  pointers.key = key;
+  pointers.value = value;
+  pointers.k_scale = indices.k_scale.typed<float>();
+  pointers.v_scale = indices.v_scale.typed<float>();
+  return pointers;
+}
+
 }  // namespace
 
 CopyRun run_gather_cached_kv(const VariantInfo& variant, const ref::CacheCopyProblem& p,
@@ -44,26 +70,17 @@ CopyRun run_gather_cached_kv(const VariantInfo& variant, const ref::CacheCopyPro
   detail::require_family(variant, PC_FAMILY_GATHER_CACHED_KV);
   p.validate();
   using detail::upload_new;
-  using detail::upload_vector;
   const detail::DeviceBuffer key_cache = upload_new(p.key_cache.data(), p.key_cache.size());
   const detail::DeviceBuffer value_cache = upload_new(p.value_cache.data(), p.value_cache.size());
-  const detail::DeviceBuffer slots = upload_vector(p.slot_mapping);
-  const detail::DeviceBuffer k_scale = upload_vector(p.k_scale);
-  const detail::DeviceBuffer v_scale = upload_vector(p.v_scale);
+  const CopyIndices indices = upload_indices(p);
   detail::GuardedBuffer key(p.key.size(), options.guard_bytes, options.guard_pattern);
   detail::GuardedBuffer value(p.value.size(), options.guard_bytes, options.guard_pattern);
   key.upload(p.key.data());
   value.upload(p.value.data());
 
-  CopyPointers pointers;
-  pointers.key_cache = key_cache.get();
-  pointers.value_cache = p.cache.combined ? nullptr : value_cache.get();
-  pointers.slot_mapping = slots.typed<int64_t>();
-  pointers.key = key.data();
-  pointers.value = value.data();
-  pointers.k_scale = k_scale.typed<float>();
-  pointers.v_scale = v_scale.typed<float>();
-  const pc_gather_args args = gather_args(p, pointers);
+  const pc_gather_args args = gather_args(
+      p, copy_pointers(indices, key_cache.get(), p.cache.combined ? nullptr : value_cache.get(),
+                       key.data(), value.data()));
 
   CopyRun run;
   run.outcome = detail::launch_variant(variant, &args);
@@ -77,12 +94,9 @@ CopyRun run_reshape_and_cache(const VariantInfo& variant, const ref::CacheCopyPr
   detail::require_family(variant, PC_FAMILY_RESHAPE_AND_CACHE);
   p.validate();
   using detail::upload_new;
-  using detail::upload_vector;
   const detail::DeviceBuffer key = upload_new(p.key.data(), p.key.size());
   const detail::DeviceBuffer value = upload_new(p.value.data(), p.value.size());
-  const detail::DeviceBuffer slots = upload_vector(p.slot_mapping);
-  const detail::DeviceBuffer k_scale = upload_vector(p.k_scale);
-  const detail::DeviceBuffer v_scale = upload_vector(p.v_scale);
+  const CopyIndices indices = upload_indices(p);
   detail::GuardedBuffer key_cache(p.key_cache.size(), options.guard_bytes, options.guard_pattern);
   key_cache.upload(p.key_cache.data());
   std::unique_ptr<detail::GuardedBuffer> value_cache;
@@ -92,15 +106,10 @@ CopyRun run_reshape_and_cache(const VariantInfo& variant, const ref::CacheCopyPr
     value_cache->upload(p.value_cache.data());
   }
 
-  CopyPointers pointers;
-  pointers.key_cache = key_cache.data();
-  pointers.value_cache = value_cache != nullptr ? value_cache->data() : nullptr;
-  pointers.slot_mapping = slots.typed<int64_t>();
-  pointers.key = key.get();
-  pointers.value = value.get();
-  pointers.k_scale = k_scale.typed<float>();
-  pointers.v_scale = v_scale.typed<float>();
-  const pc_reshape_and_cache_args args = reshape_args(p, pointers);
+  const pc_reshape_and_cache_args args =
+      reshape_args(p, copy_pointers(indices, key_cache.data(),
+                                    value_cache != nullptr ? value_cache->data() : nullptr,
+                                    key.get(), value.get()));
 
   CopyRun run;
   run.outcome = detail::launch_variant(variant, &args);

@@ -230,8 +230,13 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
   const double inv_sqrt = 1.0 / std::sqrt(static_cast<double>(s.head_size));
   s.scale = static_cast<float>(inv_sqrt * detail::pick<double>({{5, 1.0}, {1, 0.6}}));
   s.alibi = caps.has(PC_CAP_ALIBI) && detail::pick<bool>({{5, false}, {1, true}});
-  s.regime = detail::pick<Regime>(
-      {{2, Regime::kFlat}, {3, Regime::kPeaked}, {2, Regime::kMixed}, {1, Regime::kExtreme}});
+  // Full-range values only where declared (weight 0 otherwise: the same draws as before).
+  const std::size_t full_range = caps.has(PC_CAP_FULL_RANGE) ? 1 : 0;
+  s.regime = detail::pick<Regime>({{2, Regime::kFlat},
+                                   {3, Regime::kPeaked},
+                                   {2, Regime::kMixed},
+                                   {1, Regime::kExtreme},
+                                   {full_range, Regime::kFullRange}});
   if (s.regime == Regime::kExtreme) s.extreme_partition = detail::pick_of(limits.partitions);
   if (!large) draw_features(caps, s);
   detail::finish_scales(

@@ -51,7 +51,7 @@ CacheDraw draw_cache(const VariantCaps& caps, DType dtype, const std::vector<DTy
     }
     d.implied_scale = kinds.empty();
     c.scale_kind = d.implied_scale ? ref::ScaleKind::kPerTensor : pick_of(kinds);
-    const int64_t count = c.scale_kind == ref::ScaleKind::kPerKvHead ? num_kv_heads : 1;
+    const int64_t count = ref::scale_count(c.scale_kind, num_kv_heads);
     if (!d.implied_scale) {
       d.k_exponents = draw_exponents(count);
       d.v_exponents = draw_exponents(count);

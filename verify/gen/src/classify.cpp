@@ -114,6 +114,7 @@ std::vector<std::string> attention_tags(const AttentionSpec& s, const VariantCap
   if (s.table_pad > 0) tags.insert("table_stride>width");
   if (s.bound_pad > 0) tags.insert("bound>max_ctx");
   if (s.regime == Regime::kExtreme) tags.insert("extreme_logits");
+  if (s.regime == Regime::kFullRange) tags.insert("full_range");
   for (int64_t q = 0; q < s.num_seqs; ++q) {
     const int64_t len = s.context_lens[q];
     if (len == 0) continue;
@@ -211,6 +212,7 @@ std::vector<std::string> copy_tags(const CopySpec& s) {
   if (s.key_pad.any() || s.value_pad.any()) tags.insert("strided_tokens");
   cache_tags(s.cache, tags);
   if (s.dequantize) tags.insert("dequantize");
+  if (s.regime == Regime::kFullRange) tags.insert("full_range");
   if (is_large(s)) tags.insert("large_cache");
   return {tags.begin(), tags.end()};
 }
@@ -268,6 +270,7 @@ std::vector<std::string> all_edge_tags(const VariantCaps& caps) {
       return dtype_info(kv).fp8 && !detail::contains(caps.dtypes, kv);
     });
     if (gather && caps.has(PC_CAP_DEQUANTIZE) && converts) tags.push_back("dequantize");
+    if (caps.has(PC_CAP_FULL_RANGE)) tags.push_back("full_range");
     if (caps.has(PC_CAP_LARGE_CACHE)) tags.push_back("large_cache");
     return tags;
   }
@@ -315,6 +318,7 @@ std::vector<std::string> all_edge_tags(const VariantCaps& caps) {
   if (caps.has(PC_CAP_SOFT_CAP)) tags.insert(tags.end(), {"soft_cap", "soft_cap<spread"});
   if (caps.context0 != PC_CONTEXT0_UNSUPPORTED) tags.push_back("ctx=0");
   if (caps.has(PC_CAP_ALIBI)) tags.push_back("alibi");
+  if (caps.has(PC_CAP_FULL_RANGE)) tags.push_back("full_range");
   if (caps.has(PC_CAP_LARGE_CACHE)) tags.push_back("large_cache");
   return tags;
 }

@@ -136,7 +136,10 @@ CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
     if (!skipped[t]) s.slot_mapping[t] = slots[i++];
   }
 
-  s.regime = detail::pick<Regime>({{3, Regime::kMixed}, {2, Regime::kBits}});
+  // Full-range contents only where declared (weight 0 otherwise: the same draws as before).
+  const std::size_t full_range = caps.has(PC_CAP_FULL_RANGE) ? 1 : 0;
+  s.regime = detail::pick<Regime>(
+      {{3, Regime::kMixed}, {2, Regime::kBits}, {full_range, Regime::kFullRange}});
   const double nominal = detail::nominal_scale(detail::copy_magnitude(s), s.cache.kv_dtype);
   detail::finish_scales(cache, nominal, nominal);
   s.cache.k_scale = cache.cache.k_scale;

@@ -27,6 +27,7 @@ double logit_spread(Regime regime) {
     case Regime::kFlat:
       return 1.0;
     case Regime::kPeaked:
+    case Regime::kFullRange:  // peaked logits
       return 8.0;
     case Regime::kExtreme:
       return 1.0e4;

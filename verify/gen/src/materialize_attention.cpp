@@ -7,6 +7,7 @@
 #include "buffers.h"
 #include "contents.h"
 #include "fp8_scales.h"
+#include "full_range.h"
 #include "pagecheck/verify/gen/materialize.h"
 
 namespace pagecheck::verify::gen {
@@ -100,6 +101,7 @@ double query_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, in
   }
   switch (s.regime) {
     case Regime::kPeaked:
+    case Regime::kFullRange:  // peaked logits; the values carry the range
       // scale * |q| = 1 along the direction, so the logit of a key is about its beta.
       return plan.direction[d] / s.scale + 0.3 * symmetric(h);
     case Regime::kMixed:
@@ -120,7 +122,8 @@ double key_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, int6
     return b * extreme_sign(s, seq, kv_head, d);
   }
   switch (s.regime) {
-    case Regime::kPeaked: {
+    case Regime::kPeaked:
+    case Regime::kFullRange: {
       const bool dominant =
           std::find(plan.dominant.begin(), plan.dominant.end(), token) != plan.dominant.end();
       const double u = detail::unit(hash(s.content_seed, detail::kTagBeta, seq, token, kv_head));
@@ -137,6 +140,13 @@ double key_value(const AttentionSpec& s, const PeakPlan& plan, int64_t seq, int6
 double value_value(const AttentionSpec& s, int64_t seq, int64_t token, int64_t kv_head, int64_t d) {
   const uint64_t h = hash(s.content_seed, detail::kTagValue, seq * 1000003 + token, kv_head, d);
   if (s.regime == Regime::kMixed) return detail::mixed_magnitude(h, -2.0, 1.2);
+  if (s.regime == Regime::kFullRange) {
+    // An fp8 V: the head's scale maps 1 to the largest code (codes exactly +-max included);
+    // 16/32-bit V: near the KV dtype's largest finite value, with kFullRangeHeadroom.
+    const DTypeInfo& kv = dtype_info(s.cache.kv_dtype);
+    const double top = kv.fp8 ? 1.0 : kv.max_finite * detail::kFullRangeHeadroom;
+    return detail::full_range_value(h, top, symmetric(h), 0.0);
+  }
   return symmetric(h);
 }
 
@@ -219,6 +229,7 @@ namespace detail {
 double attention_magnitude(const AttentionSpec& s, bool key) {
   switch (s.regime) {
     case Regime::kPeaked:
+    case Regime::kFullRange:   // peaked keys; an fp8 V's largest code stands for 1
       return key ? 9.2 : 1.0;  // beta < 9 along a unit direction, plus 0.2 noise
     case Regime::kMixed:
       return key ? std::pow(10.0, 0.5) : std::pow(10.0, 1.2);

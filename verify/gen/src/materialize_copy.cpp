@@ -6,15 +6,31 @@
 #include "buffers.h"
 #include "contents.h"
 #include "fp8_scales.h"
+#include "full_range.h"
 #include "pagecheck/verify/gen/materialize.h"
 
 namespace pagecheck::verify::gen {
 namespace {
 
+/// Full-range regime: near the largest finite value of a 16/32-bit `dtype` (a raw copy), or
+/// near the largest fp8 code (codes, and the tokens a reshape quantizes, whose quotients
+/// value / scale also go beyond the saturation edge, up to the token dtype's own maximum).
+double full_range_copy_value(const CopySpec& s, DType dtype, uint64_t h, double factor) {
+  const double ordinary = detail::mixed_magnitude(h, -2.0, 1.2) * factor;
+  const bool quantized = dtype != s.cache.kv_dtype;  // reshape tokens bound for an fp8 cache
+  if (!quantized && !dtype_info(dtype).fp8) {
+    return detail::full_range_value(h, dtype_info(dtype).max_finite, ordinary, 0.0);
+  }
+  // copy_magnitude * factor is what the head's scale maps to the largest code (fp8_scales.h).
+  return detail::full_range_value(h, detail::copy_magnitude(s) * factor, ordinary,
+                                  quantized ? dtype_info(dtype).max_finite : 0.0);
+}
+
 /// Writes one element of a `dtype` buffer from hash `h`: a finite mixed value times `factor`
-/// (for an fp8 dtype its code, saturating), or (bits regime) a random bit pattern. Patterns
-/// that are NaN are made finite (their lowest exponent bit flipped) in fp8 buffers, whose NaN
-/// codes are the poison, and in the tokens a reshape quantizes (a NaN becomes the NaN code).
+/// (for an fp8 dtype its code, saturating), a full-range value, or (bits regime) a random bit
+/// pattern. Patterns that are NaN are made finite (their lowest exponent bit flipped) in fp8
+/// buffers, whose NaN codes are the poison, and in the tokens a reshape quantizes (a NaN
+/// becomes the NaN code).
 void put(const CopySpec& s, DType dtype, std::vector<std::byte>& buffer, int64_t offset, uint64_t h,
          double factor) {
   if (s.regime == Regime::kBits) {
@@ -29,6 +45,10 @@ void put(const CopySpec& s, DType dtype, std::vector<std::byte>& buffer, int64_t
       }
     }
     std::memcpy(buffer.data() + offset * static_cast<int64_t>(size), &bits, size);
+    return;
+  }
+  if (s.regime == Regime::kFullRange) {
+    store_element(dtype, buffer.data(), offset, full_range_copy_value(s, dtype, h, factor));
     return;
   }
   store_element(dtype, buffer.data(), offset, detail::mixed_magnitude(h, -2.0, 1.2) * factor);
@@ -65,7 +85,7 @@ CopyScaling copy_scaling(const CopySpec& s) {
 namespace detail {
 
 double copy_magnitude(const CopySpec& s) {
-  return s.regime == Regime::kMixed ? std::pow(10.0, 1.2) : 1.0;
+  return s.regime == Regime::kMixed || s.regime == Regime::kFullRange ? std::pow(10.0, 1.2) : 1.0;
 }
 
 }  // namespace detail

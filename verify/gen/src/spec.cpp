@@ -75,9 +75,7 @@ void check_cache(const CacheSpec& c, DType dtype, int64_t num_kv_heads, bool raw
     fail(std::string("cache.scale_kind = none with the fp8 kv_dtype ") + kv.name +
          " (an implied scale of 1 is per_tensor 1.0)");
   }
-  const int64_t scales = c.scale_kind == ref::ScaleKind::kNone        ? 0
-                         : c.scale_kind == ref::ScaleKind::kPerTensor ? 1
-                                                                      : num_kv_heads;
+  const int64_t scales = ref::scale_count(c.scale_kind, num_kv_heads);
   check_scales("cache.k_scale", c.k_scale, scales);
   check_scales("cache.v_scale", c.v_scale, scales);
   if (c.combined && !c.pad.shared()) fail("cache.combined with K and V padded differently");
@@ -97,17 +95,19 @@ const char* regime_name(Regime regime) {
       return "bits";
     case Regime::kExtreme:
       return "extreme";
+    case Regime::kFullRange:
+      return "full_range";
   }
   return "unknown";
 }
 
 Regime parse_regime(std::string_view text) {
-  for (Regime r :
-       {Regime::kFlat, Regime::kPeaked, Regime::kMixed, Regime::kBits, Regime::kExtreme}) {
+  for (Regime r : {Regime::kFlat, Regime::kPeaked, Regime::kMixed, Regime::kBits, Regime::kExtreme,
+                   Regime::kFullRange}) {
     if (text == regime_name(r)) return r;
   }
   throw std::invalid_argument("unknown regime '" + std::string(text) +
-                              "' (expected flat, peaked, mixed, bits or extreme)");
+                              "' (expected flat, peaked, mixed, bits, extreme or full_range)");
 }
 
 pc_family family_of(const CaseSpec& spec) {

@@ -71,6 +71,7 @@ const std::vector<std::pair<uint64_t, const char*>>& cap_table() {
       {PC_CAP_SOFT_CAP, "soft_cap"},
       {PC_CAP_NON_CAUSAL, "non_causal"},
       {PC_CAP_DEQUANTIZE, "dequantize"},
+      {PC_CAP_FULL_RANGE, "full_range"},
   };
   return table;
 }

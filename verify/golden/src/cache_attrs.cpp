@@ -23,21 +23,8 @@ ref::CacheTensorStrides read_strides(const std::string& prefix, const GoldenRead
   return s;
 }
 
-/// Scales per tensor a scale kind holds.
-int64_t scale_count(const ref::PagedCacheLayout& c) {
-  switch (c.scale_kind) {
-    case ref::ScaleKind::kNone:
-      return 0;
-    case ref::ScaleKind::kPerTensor:
-      return 1;
-    case ref::ScaleKind::kPerKvHead:
-      return c.num_kv_heads;
-  }
-  return 0;
-}
-
 DatasetSpec scale_spec(const char* name, const ref::PagedCacheLayout& c) {
-  return array_spec(std::string("inputs/") + name, ElementType::kFloat32, {scale_count(c)});
+  return array_spec(std::string("inputs/") + name, ElementType::kFloat32, {c.scale_count()});
 }
 
 /// Logical shape, strides and axis names of one cache tensor in the engine shape of its kind

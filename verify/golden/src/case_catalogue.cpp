@@ -1,8 +1,12 @@
 /// The named golden cases, each a gen spec with its own seed; keep every file at a few hundred
 /// KB. Contents come from gen::materialize (regimes flat and peaked for attention, bits for
 /// copies: all three are computed without libm calls whose last bit may differ between
-/// platforms, so `golden check` regenerates the inputs bit for bit everywhere).
+/// platforms, so `golden check` regenerates the inputs bit for bit everywhere). Besides the
+/// schema-1 set: every page layout x KV dtype (issue 15) and each attention feature and the
+/// combinations window + sinks, soft-cap + multi-token queries (issue 16).
 #include <stdexcept>
+#include <utility>
+#include <variant>
 
 #include "pagecheck/verify/golden_cases.h"
 #include "pagecheck/verify/spec_tables.h"
@@ -13,6 +17,11 @@ namespace {
 constexpr DType kF16 = DType::kFloat16;
 constexpr DType kBF16 = DType::kBFloat16;
 constexpr DType kF32 = DType::kFloat32;
+constexpr DType kE4M3 = DType::kFloat8E4M3;
+constexpr DType kE5M2 = DType::kFloat8E5M2;
+constexpr ref::CacheKind kXSplit = ref::CacheKind::kXSplit;
+constexpr ref::CacheKind kNHD = ref::CacheKind::kNHD;
+constexpr ref::CacheKind kHND = ref::CacheKind::kHND;
 constexpr gen::Regime kFlat = gen::Regime::kFlat;
 constexpr gen::Regime kPeaked = gen::Regime::kPeaked;
 
@@ -22,6 +31,19 @@ ref::CachePadding vector_padding(DType dtype) {
   const int64_t x = dtype_x(dtype);
   const ref::TensorPadding p{x, x, x};
   return ref::CachePadding{p, p};
+}
+
+/// Sets the page layout and KV dtype of `c`; an fp8 cache gets the scales (one: per tensor,
+/// several: per KV head).
+void set_cache(gen::CacheSpec& c, ref::CacheKind kind, DType kv_dtype, std::vector<float> k_scale,
+               std::vector<float> v_scale) {
+  c.kind = kind;
+  c.kv_dtype = kv_dtype;
+  c.scale_kind = k_scale.empty()       ? ref::ScaleKind::kNone
+                 : k_scale.size() == 1 ? ref::ScaleKind::kPerTensor
+                                       : ref::ScaleKind::kPerKvHead;
+  c.k_scale = std::move(k_scale);
+  c.v_scale = std::move(v_scale);
 }
 
 /// An attention case under construction: the spec and how its sequences are placed.
@@ -56,6 +78,32 @@ class Attention {
     placement_.extra_columns = 3;
     return *this;
   }
+  /// Page layout and KV dtype (fp8: with its scales, see set_cache).
+  Attention& cache(ref::CacheKind kind, DType kv_dtype, std::vector<float> k_scale = {},
+                   std::vector<float> v_scale = {}) {
+    set_cache(spec_.cache, kind, kv_dtype, std::move(k_scale), std::move(v_scale));
+    return *this;
+  }
+  /// One sink logit per query head.
+  Attention& sinks(std::vector<float> sinks) {
+    spec_.sinks = std::move(sinks);
+    return *this;
+  }
+  /// Sliding window of `w` tokens.
+  Attention& window(int64_t w) {
+    spec_.window = w;
+    return *this;
+  }
+  /// Logit soft-cap.
+  Attention& soft_cap(float cap) {
+    spec_.soft_cap = cap;
+    return *this;
+  }
+  /// New query tokens per sequence (causal among them), each at most its context.
+  Attention& queries(std::vector<int32_t> lens) {
+    spec_.query_lens = std::move(lens);
+    return *this;
+  }
   operator GoldenCase() {  // NOLINT: the catalogue lists builders
     place_sequences(placement_, spec_);
     case_.spec = spec_;
@@ -84,6 +132,124 @@ GoldenCase copy(pc_family family, const char* name, const char* description, DTy
     s.key_pad = s.value_pad = gen::TokenPadding{x, x};
   }
   return GoldenCase{name, description, s};
+}
+
+/// `c` with its cache in layout `kind` and dtype `kv_dtype` (see set_cache); a gather from an
+/// fp8 cache dequantizes into the case's dtype, a reshape into one quantizes.
+GoldenCase with_cache(GoldenCase c, ref::CacheKind kind, DType kv_dtype,
+                      std::vector<float> k_scale = {}, std::vector<float> v_scale = {}) {
+  auto& s = std::get<gen::CopySpec>(c.spec);
+  set_cache(s.cache, kind, kv_dtype, std::move(k_scale), std::move(v_scale));
+  s.dequantize = s.family == PC_FAMILY_GATHER_CACHED_KV && kv_dtype != s.dtype;
+  return c;
+}
+
+/// Cases of every page layout x KV dtype (x-split of the 16/32-bit dtypes: the schema-1 set).
+std::vector<GoldenCase> layout_cases() {
+  constexpr pc_family kGather = PC_FAMILY_GATHER_CACHED_KV;
+  constexpr pc_family kReshape = PC_FAMILY_RESHAPE_AND_CACHE;
+  using A = Attention;
+  return {
+      A("pa_nhd_f16_h128_b16", "NHD cache, GQA", kF16, 128, 16, 4, 2, {37, 16}, 0x2b8b9fc1e3a4d5f6,
+        kPeaked)
+          .cache(kNHD, kF16),
+      A("pa_nhd_bf16_h64_b16", "NHD cache in bfloat16", kBF16, 64, 16, 4, 4, {33, 15},
+        0x3c9cafd2f4b5e607, kFlat)
+          .cache(kNHD, kBF16),
+      A("pa_nhd_f32_h64_b8", "NHD cache in float32, MQA", kF32, 64, 8, 4, 1, {19, 8},
+        0x4dadb0e305c6f718, kPeaked)
+          .cache(kNHD, kF32),
+      A("pa_hnd_f16_h64_b16", "HND cache", kF16, 64, 16, 4, 4, {31, 17}, 0x5ebec1f416d70829,
+        kPeaked)
+          .cache(kHND, kF16),
+      A("pa_hnd_bf16_h128_b8", "HND cache in bfloat16, GQA", kBF16, 128, 8, 4, 2, {25},
+        0x6fcfd20527e8193a, kFlat)
+          .cache(kHND, kBF16),
+      A("pa_hnd_f32_h64_b16", "HND cache in float32", kF32, 64, 16, 2, 2, {40, 3},
+        0x70d0e31638f92a4b, kPeaked)
+          .cache(kHND, kF32),
+      A("pa_xsplit_e4m3_f16_h64_b16", "fp8 e4m3 x-split cache, per-tensor scales", kF16, 64, 16, 4,
+        2, {35, 16}, 0x81e1f4274a0a3b5c, kPeaked)
+          .cache(kXSplit, kE4M3, {0.03125f}, {0.0078125f}),
+      A("pa_xsplit_e5m2_bf16_h64_b16", "fp8 e5m2 x-split cache, per-head scales", kBF16, 64, 16, 4,
+        2, {29, 17}, 0x92f205385b1b4c6d, kFlat)
+          .cache(kXSplit, kE5M2, {0.5f, 0.001953125f}, {4.0f, 0.0625f}),
+      A("pa_nhd_e4m3_bf16_h128_b16", "fp8 e4m3 NHD cache, per-head scales", kBF16, 128, 16, 4, 2,
+        {33, 9}, 0xa30316496c2c5d7e, kPeaked)
+          .cache(kNHD, kE4M3, {0.0625f, 2.0f}, {0.00390625f, 0.25f}),
+      A("pa_nhd_e5m2_f16_h64_b8", "fp8 e5m2 NHD cache, per-tensor scales", kF16, 64, 8, 2, 1,
+        {21, 8}, 0xb414275a7d3d6e8f, kPeaked)
+          .cache(kNHD, kE5M2, {0.125f}, {16.0f}),
+      A("pa_hnd_e4m3_f16_h64_b16", "fp8 e4m3 HND cache, per-tensor scales", kF16, 64, 16, 4, 4,
+        {30, 16}, 0xc525386b8e4e7f90, kFlat)
+          .cache(kHND, kE4M3, {0.015625f}, {1.0f}),
+      A("pa_hnd_e5m2_bf16_h128_b16", "fp8 e5m2 HND cache, per-head scales", kBF16, 128, 16, 4, 2,
+        {26, 17}, 0xd636497c9f5f80a1, kPeaked)
+          .cache(kHND, kE5M2, {0.25f, 0.0078125f}, {0.03125f, 8.0f}),
+      with_cache(copy(kGather, "gather_nhd_f16_h128_b16", "gather from an NHD cache", kF16, 128, 16,
+                      2, 30, 3, 0, 0xe7475a8da07091b2),
+                 kNHD, kF16),
+      with_cache(copy(kGather, "gather_hnd_bf16_h64_b8", "gather from an HND cache", kBF16, 64, 8,
+                      2, 25, 2, 0, 0xf8586b9eb181a2c3),
+                 kHND, kBF16),
+      with_cache(copy(kGather, "gather_xsplit_e4m3_f32_h64_b16",
+                      "gather dequantizing an fp8 e4m3 x-split cache into float32", kF32, 64, 16, 2,
+                      20, 2, 0, 0x09697cafc292b3d4),
+                 kXSplit, kE4M3, {0.0625f}, {2.0f}),
+      with_cache(copy(kGather, "gather_nhd_e4m3_f16_h64_b16",
+                      "gather dequantizing an fp8 e4m3 NHD cache, per-head scales", kF16, 64, 16, 2,
+                      24, 3, 0, 0x1a7a8db0d3a3c4e5),
+                 kNHD, kE4M3, {0.5f, 0.0078125f}, {0.125f, 1.0f}),
+      with_cache(
+          copy(kGather, "gather_hnd_e5m2_bf16_h64_b8", "gather dequantizing an fp8 e5m2 HND cache",
+               kBF16, 64, 8, 2, 20, 2, 0, 0x2b8b9ec1e4b4d5f6),
+          kHND, kE5M2, {0.25f}, {0.03125f}),
+      with_cache(copy(kReshape, "reshape_nhd_bf16_h64_b16", "reshape into an NHD cache", kBF16, 64,
+                      16, 2, 30, 3, 20, 0x3c9cafd2f5c5e607),
+                 kNHD, kBF16),
+      with_cache(copy(kReshape, "reshape_hnd_f16_h128_b8", "reshape into an HND cache", kF16, 128,
+                      8, 2, 20, 2, 10, 0x4dadb0e306d6f718),
+                 kHND, kF16),
+      with_cache(copy(kReshape, "reshape_xsplit_e5m2_f32_h64_b16",
+                      "reshape quantizing float32 into an fp8 e5m2 x-split cache", kF32, 64, 16, 2,
+                      24, 2, 16, 0x5ebec1f417e70829),
+                 kXSplit, kE5M2, {0.125f}, {4.0f}),
+      with_cache(copy(kReshape, "reshape_nhd_e5m2_bf16_h64_b8",
+                      "reshape quantizing into an fp8 e5m2 NHD cache, per-head scales", kBF16, 64,
+                      8, 2, 20, 2, 8, 0x6fcfd20528f8193a),
+                 kNHD, kE5M2, {1.0f, 0.00390625f}, {0.0625f, 8.0f}),
+      with_cache(copy(kReshape, "reshape_hnd_e4m3_f16_h64_b16",
+                      "reshape quantizing into an fp8 e4m3 HND cache", kF16, 64, 16, 2, 26, 3, 16,
+                      0x70d0e31639092a4b),
+                 kHND, kE4M3, {0.03125f}, {0.5f}),
+  };
+}
+
+/// One case per attention feature (issue 16) and the combinations engines serve.
+std::vector<GoldenCase> feature_cases() {
+  using A = Attention;
+  return {
+      A("pa_sinks_f16_h64_b16", "sinks per head, near, far above and far below the logits", kF16,
+        64, 16, 4, 2, {40, 9}, 0x81e1f4274a1a3b5c, kPeaked)
+          .sinks({2.5f, -3.0f, 40.0f, -40.0f}),
+      A("pa_window_bf16_h128_b16", "sliding window of 18 ending on a block edge (50 - 18 = 32)",
+        kBF16, 128, 16, 4, 2, {50, 7, 33}, 0x92f205385b2b4c6d, kPeaked)
+          .window(18),
+      A("pa_soft_cap_f16_h64_b8", "soft-cap 5 below the logits' spread", kF16, 64, 8, 4, 4,
+        {30, 12}, 0xa30316496c3c5d7e, kPeaked)
+          .soft_cap(5.0f),
+      A("pa_multi_token_f16_h64_b16", "multi-token queries (16, 1, 5 = the whole context), causal",
+        kF16, 64, 16, 4, 2, {40, 17, 5}, 0xb414275a7d4d6e8f, kPeaked)
+          .queries({16, 1, 5}),
+      A("pa_window_sinks_bf16_h64_b16", "window of 16 with sinks", kBF16, 64, 16, 4, 2, {45, 10},
+        0xc525386b8e5e7f90, kPeaked)
+          .window(16)
+          .sinks({1.5f, -2.0f, 25.0f, -25.0f}),
+      A("pa_soft_cap_multi_token_f32_h80_b16", "soft-cap 30 with 8 and 16 new tokens, causal", kF32,
+        80, 16, 4, 1, {30, 16}, 0xd636497c9f6f80a1, kPeaked)
+          .soft_cap(30.0f)
+          .queries({8, 16}),
+  };
 }
 
 std::vector<GoldenCase> build_catalogue() {
@@ -182,10 +348,18 @@ std::vector<GoldenCase> build_catalogue() {
   };
 }
 
+std::vector<GoldenCase> full_catalogue() {
+  std::vector<GoldenCase> all = build_catalogue();
+  for (std::vector<GoldenCase> more : {layout_cases(), feature_cases()}) {
+    all.insert(all.end(), more.begin(), more.end());
+  }
+  return all;
+}
+
 }  // namespace
 
 const std::vector<GoldenCase>& case_catalogue() {
-  static const std::vector<GoldenCase> catalogue = build_catalogue();
+  static const std::vector<GoldenCase> catalogue = full_catalogue();
   return catalogue;
 }
 

@@ -3,14 +3,11 @@
 
 #include <algorithm>
 
+#include "pagecheck/verify/abi_args.h"
 #include "pagecheck/verify/gen/variant_caps.h"
 
 namespace pagecheck::verify::golden {
 namespace {
-
-pc_dtype to_pc(DType dtype) {
-  return static_cast<pc_dtype>(static_cast<int32_t>(dtype));
-}
 
 /// What a token tensor's strides need: HEAD_STRIDE for heads further apart than head_size,
 /// TOKEN_STRIDE for rows further apart than the heads fill.
@@ -58,16 +55,16 @@ uint64_t needed_caps(const LoadedGolden& g) {
 std::string unsupported_reason(const VariantInfo& variant, const LoadedGolden& g) {
   const bool attention = g.family == PC_FAMILY_PAGED_ATTENTION;
   const ref::PagedCacheLayout& cache = attention ? g.attention.cache : g.copy.cache;
-  if (!variant.supports(to_pc(g.dtype), cache.head_size, cache.block_size)) {
+  if (!variant.supports(to_abi(g.dtype), cache.head_size, cache.block_size)) {
     return "dtype/head size/block size not declared";
   }
-  if (!variant.supports_kv_dtype(to_pc(g.dtype), to_pc(cache.dtype))) {
+  if (!variant.supports_kv_dtype(to_abi(g.dtype), to_abi(cache.dtype))) {
     return std::string("cache dtype ") + dtype_name(cache.dtype) + " not declared";
   }
-  if (!variant.supports_cache_kind(static_cast<pc_cache_kind>(cache.kind))) {
+  if (!variant.supports_cache_kind(to_abi(cache.kind))) {
     return std::string("cache kind ") + ref::cache_kind_name(cache.kind) + " not declared";
   }
-  if (!variant.supports_scale_kind(static_cast<pc_scale_kind>(cache.scale_kind))) {
+  if (!variant.supports_scale_kind(to_abi(cache.scale_kind))) {
     return std::string("scale kind ") + ref::scale_kind_name(cache.scale_kind) + " not declared";
   }
   uint64_t needed = needed_caps(g);

@@ -23,7 +23,8 @@ const gen::AttentionSpec* attention_of(const GoldenCase& c) {
 }
 
 TEST(GoldenCases, EverySpecValidatesAndRoundTripsThroughJson) {
-  ASSERT_EQ(case_catalogue().size(), 35u) << "the catalogue of schema 1 had 35 cases";
+  // Schema 1's 35, 22 of every page layout x KV dtype, 6 of the attention features.
+  ASSERT_EQ(case_catalogue().size(), 63u);
   for (const GoldenCase& c : case_catalogue()) {
     SCOPED_TRACE(c.name);
     EXPECT_NO_THROW(gen::validate(c.spec));
@@ -105,6 +106,68 @@ TEST(GoldenCases, CatalogueCoversTheRequiredFeatures) {
                                  "padded gather_cached_kv",
                                  "padded reshape_and_cache"}) {
     EXPECT_TRUE(features.count(need)) << "no case with: " << need;
+  }
+}
+
+TEST(GoldenCases, CatalogueCoversEveryLayoutAndKvDtypeAndEveryFeature) {
+  // Attention: every page layout with every KV dtype; copies: each layout, each fp8 dtype
+  // (gathers dequantize, reshapes quantize), per-tensor and per-head scales.
+  std::set<std::string> attention, copies, features;
+  for (const GoldenCase& c : case_catalogue()) {
+    SCOPED_TRACE(c.name);
+    const gen::CacheSpec& cache = std::visit([](const auto& s) { return s.cache; }, c.spec);
+    const std::string cell =
+        std::string(ref::cache_kind_name(cache.kind)) + " " + dtype_name(cache.kv_dtype);
+    if (const auto* copy = std::get_if<gen::CopySpec>(&c.spec)) {
+      const std::string family = family_name(copy->family);
+      copies.insert(family + " " + ref::cache_kind_name(cache.kind));
+      copies.insert(family + " " + dtype_name(cache.kv_dtype));
+      copies.insert(family + " " + ref::scale_kind_name(cache.scale_kind));
+      EXPECT_EQ(copy->dequantize,
+                copy->family == PC_FAMILY_GATHER_CACHED_KV && cache.kv_dtype != copy->dtype);
+      continue;
+    }
+    const gen::AttentionSpec& s = *attention_of(c);
+    attention.insert(cell);
+    attention.insert(ref::scale_kind_name(cache.scale_kind));
+    const bool multi = !s.query_lens.empty();
+    if (multi) {
+      features.insert("multi-token");
+      const int32_t longest = *std::max_element(s.query_lens.begin(), s.query_lens.end());
+      if (longest == 16) features.insert("q_len 16");
+      for (int64_t q = 0; q < s.num_seqs; ++q) {
+        if (s.query_lens[q] == s.context_lens[q]) features.insert("q_len = context");
+      }
+      EXPECT_TRUE(s.causal);
+    }
+    if (!s.sinks.empty()) features.insert("sinks");
+    if (s.window > 0) features.insert("window");
+    if (s.soft_cap > 0) features.insert("soft-cap");
+    if (!s.sinks.empty() && s.window > 0) features.insert("window + sinks");
+    if (s.soft_cap > 0 && multi) features.insert("soft-cap + multi-token");
+    for (int32_t ctx : s.context_lens) {
+      if (s.window > 0 && ctx > s.window && (ctx - s.window) % s.block_size == 0) {
+        features.insert("window on a block edge");
+      }
+    }
+  }
+  for (const char* kind : {"x_split", "nhd", "hnd"}) {
+    for (const char* kv : {"float16", "bfloat16", "float32", "fp8_e4m3", "fp8_e5m2"}) {
+      EXPECT_TRUE(attention.count(std::string(kind) + " " + kv))
+          << "no attention golden " << kind << " x " << kv;
+    }
+  }
+  for (const char* scales : {"per_tensor", "per_kv_head"}) EXPECT_TRUE(attention.count(scales));
+  for (const char* family : {"gather_cached_kv", "reshape_and_cache"}) {
+    for (const char* what :
+         {"x_split", "nhd", "hnd", "fp8_e4m3", "fp8_e5m2", "per_tensor", "per_kv_head"}) {
+      EXPECT_TRUE(copies.count(std::string(family) + " " + what)) << family << ": no " << what;
+    }
+  }
+  for (const char* need :
+       {"multi-token", "q_len 16", "q_len = context", "sinks", "window", "soft-cap",
+        "window + sinks", "soft-cap + multi-token", "window on a block edge"}) {
+    EXPECT_TRUE(features.count(need)) << "no golden with " << need;
   }
 }
 

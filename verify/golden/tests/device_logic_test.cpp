@@ -44,9 +44,11 @@ pc_status never_launch(const pc_variant*, const pc_device_info*, const void*, vo
   return PC_STATUS_INTERNAL_ERROR;  // the fake runners never launch
 }
 
-/// Registers `name` in every family, with the given head sizes and capabilities.
+/// Registers `name` in every family, with the given head sizes and capabilities; `layouts`
+/// also declares every page layout, fp8 cache dtype and scale kind and queries of up to 16
+/// tokens (else x-split caches of the token dtype, decode only).
 void add_fake(VariantRegistry& registry, const char* name, const std::vector<int32_t>& heads,
-              uint64_t caps) {
+              uint64_t caps, bool layouts = false) {
   static const int32_t blocks[] = {1, 8, 16, 32};
   for (pc_family family :
        {PC_FAMILY_PAGED_ATTENTION, PC_FAMILY_GATHER_CACHED_KV, PC_FAMILY_RESHAPE_AND_CACHE}) {
@@ -61,6 +63,13 @@ void add_fake(VariantRegistry& registry, const char* name, const std::vector<int
     v.block_sizes = blocks;
     v.num_block_sizes = 4;
     v.caps = caps;
+    if (layouts) {
+      v.kv_dtype_mask = v.dtype_mask | (1u << PC_DTYPE_FP8_E4M3) | (1u << PC_DTYPE_FP8_E5M2);
+      v.cache_kind_mask = (1u << PC_CACHE_X_SPLIT) | (1u << PC_CACHE_NHD) | (1u << PC_CACHE_HND);
+      v.scale_kind_mask =
+          (1u << PC_SCALE_NONE) | (1u << PC_SCALE_PER_TENSOR) | (1u << PC_SCALE_PER_KV_HEAD);
+      v.max_query_len = 16;
+    }
     v.launch = never_launch;
     registry.add(v, "test");
   }
@@ -69,11 +78,12 @@ void add_fake(VariantRegistry& registry, const char* name, const std::vector<int
 const std::vector<int32_t> kAllHeads = {32, 64, 80, 96, 112, 128, 192, 256};
 
 /// Every PC_CAP_* flag.
-constexpr uint64_t kEveryCap = (uint64_t{PC_CAP_DEQUANTIZE} << 1) - 1;
+constexpr uint64_t kEveryCap = (uint64_t{PC_CAP_FULL_RANGE} << 1) - 1;
 
-/// "full" declares every capability; "plain" none (skips ALiBi, padded, strided).
+/// "full" declares every capability, layout and KV dtype; "plain" none (skips ALiBi, padded,
+/// strided, NHD/HND, fp8 and the attention features).
 void add_standard_fakes(VariantRegistry& registry) {
-  add_fake(registry, "full", kAllHeads, kEveryCap);
+  add_fake(registry, "full", kAllHeads, kEveryCap, true);
   add_fake(registry, "plain", kAllHeads, 0);
 }
 

@@ -69,7 +69,7 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["schema"] == "pagecheck.golden_check/1", doc["schema"]
 assert doc["dir"] == sys.argv[2] and doc["source"] == "--dir", doc["dir"]
-assert doc["exit_code"] == 0 and doc["counts"]["ok"] == doc["counts"]["listed"] == 35, doc["counts"]
+assert doc["exit_code"] == 0 and doc["counts"]["ok"] == doc["counts"]["listed"] == 63, doc["counts"]
 assert all(c["status"] == "ok" for c in doc["cases"])
 PY
 [[ "$(cat "$outside/r.json.tmp")" == mine ]] || fail "check --json touched the user's r.json.tmp"

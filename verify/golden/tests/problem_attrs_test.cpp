@@ -105,8 +105,7 @@ TEST_F(ProblemAttrs, CacheDescriptorRoundTripsForEveryKindDtypeAndScaleKind) {
         CacheForm written;
         written.layout =
             ref::make_cache_layout(kind, row.dtype, shape, {key, value}, combined, scales);
-        const int64_t count = scales == ref::ScaleKind::kPerKvHead ? shape.num_kv_heads : 1;
-        for (int64_t i = 0; row.fp8 && i < count; ++i) {
+        for (int64_t i = 0; i < written.layout.scale_count(); ++i) {
           written.k_scale.push_back(positive());
           written.v_scale.push_back(positive());
         }

@@ -11,6 +11,7 @@
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/planted.h"
 #include "planted_kernels.h"
+#include "planted_register_features.h"
 
 namespace pagecheck::verify {
 namespace {
@@ -240,6 +241,7 @@ bool planted_variants_available() {
 
 void register_planted_variants(VariantRegistry& registry) {
   for (const PlantedVariant& p : planted_catalogue()) {
+    if (register_feature_variant(registry, p)) continue;  // issues 15, 16: planted_features.h
     const PlantedDef& def = definitions().at(p.name);
     // The built-in variants' declaration (kernels/src/builtin_variants.cpp): float32 / float16 /
     // bfloat16 with a cache of the same dtype, x-split without scales, decode only, no context

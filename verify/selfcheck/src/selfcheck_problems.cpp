@@ -37,9 +37,7 @@ int32_t poison_block(std::mt19937_64& rng, int64_t num_blocks) {
 /// fp8 scales for `scale_kind`: (1 + k / 256) * 2^e with k in [0, 256) and e in [-4, 2], so a
 /// scale has at most 9 significant bits and code * scale at most 13 (exact in float32).
 std::vector<float> draw_scales(std::mt19937_64& rng, ref::ScaleKind kind, int64_t num_kv_heads) {
-  const int64_t count = kind == ref::ScaleKind::kPerTensor   ? 1
-                        : kind == ref::ScaleKind::kPerKvHead ? num_kv_heads
-                                                             : 0;
+  const int64_t count = ref::scale_count(kind, num_kv_heads);
   std::vector<float> scales;
   for (int64_t i = 0; i < count; ++i) {
     const double k = static_cast<double>(rng() % 256), e = static_cast<double>(rng() % 7) - 4;

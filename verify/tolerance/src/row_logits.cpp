@@ -5,25 +5,6 @@
 #include <cmath>
 
 namespace pagecheck::verify::detail {
-namespace {
-
-/// Attended key positions [lo, hi) of query row `row_in_seq` of a sequence (ref::paged_attention
-/// documents the rule: t <= p when causal, t > p - window when windowed).
-void attended(const ref::PagedAttentionProblem& p, int64_t seq, int64_t row_in_seq,
-              int64_t& position, int64_t& lo, int64_t& hi) {
-  const int64_t ctx = p.batch.context_lens[seq];
-  position = ctx - p.batch.query_len(seq) + row_in_seq;
-  hi = p.features.causal ? std::min(position + 1, ctx) : ctx;
-  lo = p.features.window > 0 ? std::max<int64_t>(0, position - p.features.window + 1) : 0;
-  hi = std::max(hi, lo);
-}
-
-double head_scale(const std::vector<float>& scales, ref::ScaleKind kind, int64_t kv_head) {
-  if (scales.empty()) return 1.0;
-  return scales[kind == ref::ScaleKind::kPerKvHead ? kv_head : 0];
-}
-
-}  // namespace
 
 GroupValues decode_group(const ref::PagedAttentionProblem& p, int64_t seq, int64_t kv) {
   const ref::PagedCacheLayout& c = p.cache;
@@ -31,16 +12,15 @@ GroupValues decode_group(const ref::PagedAttentionProblem& p, int64_t seq, int64
   GroupValues g;
   g.lo = p.batch.context_lens[seq];
   for (int64_t i = 0; i < p.batch.query_len(seq); ++i) {
-    int64_t position = 0, lo = 0, hi = 0;
-    attended(p, seq, i, position, lo, hi);
-    if (lo >= hi) continue;
-    g.lo = std::min(g.lo, lo);
-    g.hi = std::max(g.hi, hi);
+    const ref::AttendedRange range = p.attended(seq, i);
+    if (range.empty()) continue;
+    g.lo = std::min(g.lo, range.lo);
+    g.hi = std::max(g.hi, range.hi);
   }
   if (g.lo >= g.hi) return {0, 0, {}, {}};
   const std::byte* value_buffer = c.combined ? p.key_cache.data() : p.value_cache.data();
-  const double ks = head_scale(p.k_scale, c.scale_kind, kv);
-  const double vs = head_scale(p.v_scale, c.scale_kind, kv);
+  const double ks = c.scale_at(p.k_scale, kv);
+  const double vs = c.scale_at(p.v_scale, kv);
   const int64_t n = g.hi - g.lo;
   g.keys.resize(n * hs);
   g.values.resize(n * hs);
@@ -61,8 +41,10 @@ RowLogits row_logits(const ref::PagedAttentionProblem& p, const GroupValues& g, 
   const int64_t hs = p.head_size();
   const ref::AttentionFeatures& f = p.features;
   RowLogits r;
-  int64_t position = 0;
-  attended(p, seq, row_in_seq, position, r.lo, r.hi);
+  const ref::AttendedRange range = p.attended(seq, row_in_seq);
+  const int64_t position = range.position;
+  r.lo = range.lo;
+  r.hi = range.hi;
   r.has_sink = !f.sinks.empty();
   if (r.has_sink) r.sink = f.sinks[head];
   if (r.lo >= r.hi) return r;

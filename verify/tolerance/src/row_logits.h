@@ -6,8 +6,9 @@
 /// checks that these logits agree with it.
 ///
 /// The logits follow the reference's documented definition (ref::paged_attention in
-/// pagecheck/reference/paged_attention.h: attended range, scale, soft-cap, ALiBi, sink) through
-/// the cache's own accessor (key_at / value_at). They move into the reference once it exposes
+/// pagecheck/reference/paged_attention.h: scale, soft-cap, ALiBi, sink) over the vocabulary's
+/// attended range (ref::attended_range) and scales (PagedCacheLayout::scale_at), through the
+/// cache's own accessor (key_at / value_at). They move into the reference once it exposes
 /// its per-row intermediates (docs/design.md, issue 12 item 5); this file is then deleted.
 #include <cstdint>
 #include <vector>

@@ -3,15 +3,12 @@
 #include "pagecheck/verify/tolerance.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
+#include "pagecheck/reference/parallel.h"
 #include "row_logits.h"
 
 namespace pagecheck::verify {
@@ -178,29 +175,10 @@ std::vector<double> attention_tolerance(const ref::PagedAttentionProblem& p,
     }
   }
   std::vector<double> tol(r.out.size(), 0.0);
-  const int64_t tasks = p.num_seqs() * p.num_kv_heads();
-  if (tasks == 0) return tol;
-  int64_t threads = num_threads > 0 ? num_threads : std::thread::hardware_concurrency();
-  threads = std::clamp<int64_t>(threads, 1, tasks);
-  std::atomic<int64_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    try {
-      for (int64_t i; (i = next.fetch_add(1)) < tasks;) {
-        group_tolerance(p, r, model, i / p.num_kv_heads(), i % p.num_kv_heads(), tol);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next = tasks;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int64_t i = 1; i < threads; ++i) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  const int64_t kv_heads = p.num_kv_heads();
+  ref::run_tasks(p.num_seqs() * kv_heads, num_threads, [&] {
+    return [&](int64_t i) { group_tolerance(p, r, model, i / kv_heads, i % kv_heads, tol); };
+  });
   return tol;
 }
 

@@ -2,7 +2,9 @@
 /// The KV-cache descriptor and the contiguous token-tensor layout: the one description of
 /// where every element lives, used by every part of pagecheck. The offset arithmetic here is
 /// the reference's own; kernels see the same strides only through the plugin ABI.
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "pagecheck/reference/dtype.h"
 
@@ -33,6 +35,9 @@ enum class ScaleKind : int32_t {
 const char* scale_kind_name(ScaleKind kind);
 /// Inverse of scale_kind_name; throws std::invalid_argument naming the text.
 ScaleKind parse_scale_kind(const char* text);
+/// Scales per tensor (k_scale, v_scale) under `kind`: 0 (none), 1 (per tensor) or
+/// num_kv_heads (per KV head).
+int64_t scale_count(ScaleKind kind, int64_t num_kv_heads);
 
 /// Strides of one cache tensor (K or V), in elements of the cache dtype. Element
 /// (block, head, slot, dim) lives at
@@ -47,6 +52,13 @@ struct CacheTensorStrides {
   int64_t group = 0;      ///< between consecutive dim groups (dim_split < head_size only)
   int64_t dim = 0;        ///< between consecutive dims of one group
   int64_t dim_split = 0;  ///< dims per group: x for x-split keys, head_size otherwise
+};
+
+/// One axis of a cache tensor: `size` indices placed `stride` elements apart.
+struct CacheAxis {
+  const char* name = "";  ///< "block", "head", "slot", "group" (dim / dim_split), "dim"
+  int64_t size = 0;       ///< indices along the axis
+  int64_t stride = 0;     ///< elements between consecutive indices
 };
 
 /// Sizes shared by K and V.
@@ -118,6 +130,15 @@ struct PagedCacheLayout {
   int64_t value_span() const;
   /// True when the strides are those make_cache_layout gives for kind without padding.
   bool packed() const;
+  /// The five axes of tensor `s` (key or value) in the order block, head, slot, group, dim
+  /// (size-1 axes included; s.dim_split must be positive): element (block, head, slot, dim) has
+  /// the indices (block, head, slot, dim / s.dim_split, dim % s.dim_split).
+  std::array<CacheAxis, 5> axes(const CacheTensorStrides& s) const;
+  /// Scales per tensor this cache takes: scale_count(scale_kind, num_kv_heads).
+  int64_t scale_count() const;
+  /// The scale of kv head `kv_head` in `scales` (a problem's k_scale or v_scale): entry 0 per
+  /// tensor, entry kv_head per KV head; 1 when `scales` is empty (a cache without scales).
+  float scale_at(const std::vector<float>& scales, int64_t kv_head) const;
 };
 
 /// The one builder: strides of `kind` for `shape`, densely packed plus `padding` (each entry

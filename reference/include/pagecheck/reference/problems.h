@@ -74,6 +74,23 @@ struct AttentionFeatures {
   bool any_beyond_alibi() const { return !sinks.empty() || window > 0 || soft_cap > 0 || !causal; }
 };
 
+/// Key positions [lo, hi) that one query row attends (lo == hi: none).
+struct AttendedRange {
+  int64_t position = 0;  ///< the row's position p = context_len - query_len + row
+  int64_t lo = 0;        ///< first attended key position
+  int64_t hi = 0;        ///< one past the last attended key position (hi >= lo)
+
+  /// True when the row attends no key.
+  bool empty() const { return lo >= hi; }
+};
+
+/// The one rule for which keys a query row attends: row `row` (0 <= row < query_len) of a
+/// sequence with `context_len` cached tokens (its new tokens included) sits at position
+/// p = context_len - query_len + row and attends [0, context_len), cut to t <= p when causal
+/// and to t > p - window when windowed (docs/reference.md).
+AttendedRange attended_range(const AttentionFeatures& features, int64_t context_len,
+                             int64_t query_len, int64_t row);
+
 /// One paged-attention call: the query rows of a ragged batch against the paged cache.
 /// Query row i of sequence s (0 <= i < q_len) sits at position p = context_len - q_len + i.
 struct PagedAttentionProblem {
@@ -96,6 +113,8 @@ struct PagedAttentionProblem {
   int64_t block_size() const { return cache.block_size; }
   int64_t num_kv_heads() const { return cache.num_kv_heads; }
   int64_t num_seqs() const { return batch.num_seqs; }
+  /// The keys query row `row_in_seq` of sequence `seq` attends (attended_range).
+  AttendedRange attended(int64_t seq, int64_t row_in_seq) const;
   /// Throws std::invalid_argument naming the argument when shapes or indices are inconsistent:
   /// buffer sizes, num_heads % num_kv_heads, a used block index outside [0, num_blocks), a
   /// context shorter than its query (other than 0) or longer than the block table, query_start

@@ -1,11 +1,13 @@
 #pragma once
 /// Benchmark shapes and the built-in sweeps of the bandwidth reports (issue 6).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pagecheck/plugin.h"
 #include "pagecheck/reference/dtype.h"
+#include "pagecheck/reference/layout.h"
 
 namespace pagecheck::bench {
 
@@ -24,7 +26,15 @@ struct BenchShape {
   int64_t head_size = 0;          ///< elements per head
   int64_t block_size = 0;         ///< token slots per cache block
   int64_t num_blocks = 0;         ///< physical blocks in the cache pool
+  ref::CacheKind cache_kind = ref::CacheKind::kXSplit;  ///< page layout (packed strides)
+  /// Cache dtype when it differs from `dtype`: fp8 (E4M3 / E5M2) with a per-tensor scale of 1;
+  /// empty: the cache holds `dtype`.
+  std::optional<DType> kv_dtype;
+  int64_t window = 0;     ///< attention: sliding window W (0 = none)
+  int64_t query_len = 1;  ///< attention: query tokens per sequence (causal; 1 = decode)
 
+  /// The cache's dtype: kv_dtype, else dtype.
+  DType cache_dtype() const { return kv_dtype.value_or(dtype); }
   /// Cache blocks the problem's tokens occupy (attention: all sequences together).
   int64_t blocks_needed() const;
   /// Throws std::invalid_argument naming the shape and field when a size is not positive,
@@ -47,12 +57,28 @@ BenchShape attention_shape(int64_t num_seqs, int64_t context_len, int64_t num_he
                            int64_t num_kv_heads, int64_t head_size, int64_t block_size,
                            DType dtype);
 
+/// The label / group suffix of the shape's layout, KV dtype, window and query length: "" for
+/// the x-split cache of `dtype`, decode, no window; else e.g. "_nhd", "_e4m3", "_hnd_e5m2",
+/// "_w128", "_q4" in that order. Labels and groups are the base ("t4096", "gqa_b8_c4096";
+/// "tokens", "gqa") plus this suffix.
+std::string shape_suffix(const BenchShape& shape);
+/// `shape` with the layout, KV dtype, window and query length set, and its label and group
+/// suffixed (shape_suffix); validated.
+BenchShape with_variation(BenchShape shape, ref::CacheKind kind, std::optional<DType> kv_dtype,
+                          int64_t window = 0, int64_t query_len = 1);
+
 /// The built-in sweep of a family (issue 6):
 ///  - gather_cached_kv / reshape_and_cache: num_tokens 64 .. 65536 (powers of two), 40 heads,
 ///    head size 128, block size 8;
 ///  - paged_attention: 40 heads, head size 128, block size 16, batch {1, 8, 32, 128, 256} x
-///    context {128, 512, 1024, 2048, 4096}, then the same grid with 64 query / 8 KV heads.
-/// `quick` gives a few small shapes for smoke tests. Every shape uses `dtype`.
+///    context {128, 512, 1024, 2048, 4096}, then the same grid with 64 query / 8 KV heads;
+/// then the layout and fp8 rows (issue 15): copies at 64 / 4096 / 65536 tokens on NHD and HND
+/// pages and on E4M3 caches (x-split and NHD); attention (64 / 8 heads, context 4096, batch
+/// 1 / 32 / 128) on NHD pages, E4M3 caches and both; windowed rows (W = 128 and 1024, batch 8 and
+/// 32, context 16384) and multi-token rows (q_len 4, batch 8 and 32, context 4096). A row runs
+/// only on variants that declare its layout, KV dtype, window and query length.
+/// `quick` gives a few small shapes for smoke tests (one NHD E4M3 copy row). Every shape uses
+/// `dtype` for its tokens.
 std::vector<BenchShape> builtin_sweep(pc_family family, bool quick, DType dtype = DType::kFloat16);
 
 /// The shapes of `sweep` named in the comma-separated `labels`, in the order given. Throws

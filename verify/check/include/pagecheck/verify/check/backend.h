@@ -35,6 +35,9 @@ class CaseBackend {
   virtual std::string description() const = 0;
   /// True for CPU simulations (they never count as a GPU).
   virtual bool is_simulation() const { return false; }
+  /// CUDA devices visible to this process (cudaGetDeviceCount; 0 without CUDA or for a
+  /// simulation): what `verify --devices all` spreads over.
+  virtual int device_count() const { return 0; }
   /// Runs a paged-attention variant; the device output may use `out_layout` (strided). The
   /// output comes back densely packed [query rows, num_heads, head_size], starting as the
   /// output dtype's output poison (DTypeInfo::output_poison_bits) wherever the kernel writes

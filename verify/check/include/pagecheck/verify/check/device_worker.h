@@ -8,6 +8,7 @@
 
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/check/backend.h"
+#include "pagecheck/verify/check/devices.h"
 
 namespace pagecheck::verify::check {
 
@@ -52,6 +53,8 @@ class WorkerSession {
   bool gpu_available() const { return gpu_available_; }
   const std::string& reason() const { return reason_; }
   const std::string& device() const { return device_; }
+  /// CUDA devices the worker sees (cudaGetDeviceCount; 0 without CUDA).
+  int device_count() const { return device_count_; }
   /// Variants of the given registries, in the worker's order.
   std::vector<Target> targets(const std::set<std::string>& registries) const;
   /// Executor factory for run_verification (worker 0 reuses the hello worker).
@@ -66,7 +69,37 @@ class WorkerSession {
   std::unique_ptr<CaseExecutor> first_;
   nlohmann::json hello_;
   bool gpu_available_ = false;
+  int device_count_ = 0;
   std::string reason_, device_;
+};
+
+/// Workers on several GPUs (`verify --devices`): one WorkerSession per device, each started
+/// with its own --device, and an executor factory that deals the executors out round robin
+/// (executor w on devices()[device_slot_of(w, n)], as VerifyOptions::devices says).
+class DeviceSessions {
+ public:
+  /// Starts a hello worker on each of `devices` (options.device is replaced by each index).
+  /// A device whose worker does not start or has no usable GPU (unless options.simulate) is
+  /// left out and named in dropped(); the run goes on with the others.
+  DeviceSessions(const std::string& exe, WorkerOptions options, const std::vector<int>& devices,
+                 double timeout_s);
+
+  /// The devices in use, in the order given.
+  const std::vector<DeviceSlot>& devices() const { return slots_; }
+  /// "device 1 left out: <reason>" for each device that could not be used.
+  const std::vector<std::string>& dropped() const { return dropped_; }
+  /// True when no device is usable.
+  bool empty() const { return sessions_.empty(); }
+  /// The first usable device's session (its variants, availability); throws
+  /// std::logic_error when empty().
+  WorkerSession& first();
+  /// Executor factory over every usable device (see the class comment).
+  ExecutorFactory factory();
+
+ private:
+  std::vector<std::unique_ptr<WorkerSession>> sessions_;
+  std::vector<DeviceSlot> slots_;
+  std::vector<std::string> dropped_;
 };
 
 }  // namespace pagecheck::verify::check

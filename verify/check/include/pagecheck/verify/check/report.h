@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pagecheck/verify/check/case_result.h"
+#include "pagecheck/verify/check/devices.h"
 #include "pagecheck/verify/check/shard.h"
 #include "pagecheck/verify/precision.h"
 
@@ -86,6 +87,11 @@ struct RunReport {
   /// The plugin libraries the run loaded (absolute paths), for the reproduce lines.
   std::vector<std::string> plugins;
   bool interrupted = false;  ///< stopped early (SIGINT): counts are partial
+  /// The pagecheck that ran it ("pagecheck 0.1.0"; empty in reports written before it was
+  /// kept): shards of one run must agree.
+  std::string tool_version;
+  /// Per GPU when the run used several (`--devices`); empty for a one-device run.
+  std::vector<DeviceReport> devices;
 
   /// 0 all pass, 1 a counterexample or refused cases, 3 harness errors only.
   int exit_code() const;
@@ -99,13 +105,17 @@ void to_json(nlohmann::json& j, const RunReport& r);
 /// Throws std::invalid_argument when the schema or a field is wrong.
 void from_json(const nlohmann::json& j, RunReport& r);
 
-/// Merges shard reports of one run (same seed, cases and shard count; distinct shards).
-/// Counts and distributions add; the failure with the lowest case index wins. Throws
-/// std::invalid_argument naming the mismatch. Notes say which shards are missing.
-RunReport merge_reports(const std::vector<RunReport>& reports);
+/// Merges shard reports of one run (same seed, cases, shard count and pagecheck version;
+/// distinct shards). Counts, distributions and per-device counts add; the failure with the
+/// lowest case index wins. `names` (the files, in the same order; "report N" when absent)
+/// name the reports in errors. Throws std::invalid_argument naming the report and the field
+/// that differs from the first report's. Notes say which shards are missing.
+RunReport merge_reports(const std::vector<RunReport>& reports,
+                        const std::vector<std::string>& names = {});
 
 /// The human summary: one table row per variant (variant, cases, passed, regimes, edge cases
-/// hit, max error, time), then each counterexample in a readable block.
+/// hit, max error, time), the per-device table of a multi-device run, then each
+/// counterexample in a readable block.
 void print_summary(std::ostream& out, const RunReport& report);
 
 /// One variant's counterexample block (COUNTEREXAMPLE line, shrunk layout, message,

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "pagecheck/verify/check/devices.h"
 #include "pagecheck/verify/check/executor.h"
 #include "pagecheck/verify/check/report.h"
 #include "pagecheck/verify/gen/generators.h"
@@ -59,6 +60,10 @@ struct VerifyOptions {
   double shrink_budget_s = 120;  ///< time limit for shrinking one counterexample
   std::string artifact_dir;      ///< where failure artefacts go ("" = none)
   std::string device;            ///< device description for the report
+  /// The GPUs of a multi-device run: executor w runs on devices[device_slot_of(w, size)]
+  /// (the executor factory must start it there), and the report counts each device's cases
+  /// (RunReport::devices). Empty or one device: a one-device run, no per-device counts.
+  std::vector<DeviceSlot> devices;
   /// Share of the cases (0..1) whose kernel runs twice and must agree bit for bit (the
   /// determinism check, see determinism.h); 1: every case. Shrink steps always check.
   double determinism_share = 1.0;

@@ -23,7 +23,8 @@ namespace pagecheck::verify::gen {
 /// or k*P+1 for each edge partition size P), "kv_row>512" / "kv_row>1024" (num_kv_heads *
 /// head_size / x), "group=npow2", "group>=16", "mqa_heads>=64", "heads>=64",
 /// "table_stride>width", "bound>max_ctx", "extreme_logits", "tokens>=1024", "spread_blocks"
-/// (8+ tokens, one per block), "whole_block" (every slot of a block).
+/// (8+ tokens, one per block), "whole_block" (every slot of a block); "full_range" (the
+/// full-range regime, only under PC_CAP_FULL_RANGE).
 std::vector<std::string> edge_tags(const CaseSpec& spec, const VariantCaps& caps);
 
 /// Every tag edge_tags can return for cases drawn under `caps` (for reports listing what was

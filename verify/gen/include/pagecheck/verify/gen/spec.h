@@ -25,8 +25,13 @@ enum class Regime : int32_t {
   /// attention: logits of magnitude up to about 1e4 (whole blocks or split-K partitions 1e4
   /// below the maximum, or every logit near +-1e4); inputs finite, values ordinary
   kExtreme = 4,
+  /// only where the variant declares PC_CAP_FULL_RANGE: values near the dtype's largest finite
+  /// value, both signs, mixed with ordinary ones (copies: the tokens a reshape reads or the cache
+  /// a gather reads, some exactly +-max, fp8 quotients at and beyond the saturation edge;
+  /// attention: V near the KV dtype's largest finite value, peaked logits); inputs finite
+  kFullRange = 5,
 };
-/// "flat", "peaked", "mixed", "bits", "extreme".
+/// "flat", "peaked", "mixed", "bits", "extreme", "full_range".
 const char* regime_name(Regime regime);
 /// Inverse of regime_name; throws std::invalid_argument naming the text.
 Regime parse_regime(std::string_view text);

@@ -1,0 +1,334 @@
+/// v3_gqa host side: argument checks, the partition choice, the workspace layout and launch.
+#include "attention_gqa/gqa_host.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "common/host_checks.h"
+#include "common/kernel_lists.h"
+#include "pagecheck/plugin_read.h"
+
+namespace pagecheck::kernels {
+namespace {
+
+constexpr int64_t kMaxGridY = 65535;
+constexpr int64_t kMaxContext = int64_t{1} << 30;
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+bool is_fp8(pc_dtype d) {
+  return d == PC_DTYPE_FP8_E4M3 || d == PC_DTYPE_FP8_E5M2;
+}
+
+/// The launch geometry both workspace_bytes and launch derive from the arguments alone.
+struct Plan {
+  int rows_per_block = 4;      ///< rows per thread block (4 or 8)
+  int64_t row_chunks = 1;      ///< blocks per (sequence, kv head) along the rows
+  int32_t partition_size = 0;  ///< tokens per partition (0: too many partitions)
+  int64_t partitions = 1;      ///< grid z, >= 1
+  int64_t window = 0;          ///< the window passed to the kernel (0 when it covers everything)
+};
+
+Plan make_plan(const pc_device_info* device, const pc_paged_attention_args& a) {
+  Plan plan;
+  const pc_ragged_batch& b = a.batch;
+  const int64_t group = a.num_heads / a.cache.num_kv_heads;
+  const int64_t q_bound = b.max_query_len > 1 ? b.max_query_len : 1;
+  const int64_t rows = group * q_bound;
+  plan.rows_per_block = gqa_rows_per_block(rows);
+  plan.row_chunks = (rows + plan.rows_per_block - 1) / plan.rows_per_block;
+  const int64_t ctx = b.max_context_len;
+  plan.window = a.features.window > 0 && a.features.window < ctx ? a.features.window : 0;
+  // A windowed row reads at most W keys; the chunk's rows span q_bound - 1 positions more.
+  const int64_t work = plan.window > 0 ? std::min(ctx, plan.window + q_bound - 1) : ctx;
+  int64_t sms = 0;
+  if (device != nullptr) sms = abi::read(*device).sm_count;
+  const int64_t row_blocks = b.num_seqs * a.cache.num_kv_heads * plan.row_chunks;
+  plan.partition_size = choose_gqa_partition_size(row_blocks, work, ctx, sms);
+  if (plan.partition_size > 0 && ctx > 0) {
+    plan.partitions = (ctx + plan.partition_size - 1) / plan.partition_size;
+  }
+  return plan;
+}
+
+/// Byte offsets of the workspace sections (max, sum, out), each 256-byte aligned.
+struct Workspace {
+  int64_t sum_offset = 0, out_offset = 0, total = 0;
+  Workspace(const pc_paged_attention_args& a, const Plan& plan) {
+    if (plan.partitions <= 1) return;
+    const int64_t entries = a.batch.num_query_tokens * a.num_heads * plan.partitions;
+    auto align = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
+    sum_offset = align(entries * 4);
+    out_offset = sum_offset + align(entries * 4);
+    total = out_offset + align(entries * a.cache.head_size * 4);
+  }
+};
+
+KernelStatus check_cache(const pc_paged_attention_args& a) {
+  const pc_kv_cache& c = a.cache;
+  if (a.dtype != PC_DTYPE_FLOAT32 && a.dtype != PC_DTYPE_FLOAT16 && a.dtype != PC_DTYPE_BFLOAT16) {
+    return KernelStatus::unsupported(std::string("unsupported dtype: ") +
+                                     abi::dtype_label(a.dtype) +
+                                     " (queries and outputs are float32, float16 or bfloat16)");
+  }
+  if (c.dtype != a.dtype && !is_fp8(c.dtype)) {
+    return KernelStatus::unsupported(std::string("cache.dtype ") + abi::dtype_label(c.dtype) +
+                                     " with " + abi::dtype_label(a.dtype) +
+                                     " queries: the cache holds the query dtype or fp8");
+  }
+  if (c.kind != PC_CACHE_X_SPLIT && c.kind != PC_CACHE_NHD && c.kind != PC_CACHE_HND) {
+    return KernelStatus::unsupported("cache.kind " + str(static_cast<int>(c.kind)) +
+                                     " is not a known page layout");
+  }
+  if (is_fp8(c.dtype)) {
+    if (c.scale_kind != PC_SCALE_NONE && c.scale_kind != PC_SCALE_PER_TENSOR &&
+        c.scale_kind != PC_SCALE_PER_KV_HEAD) {
+      return KernelStatus::unsupported("cache.scale_kind " + str(static_cast<int>(c.scale_kind)) +
+                                       " is not a known scale kind");
+    }
+    if (c.scale_kind != PC_SCALE_NONE && (c.k_scale == nullptr || c.v_scale == nullptr)) {
+      return KernelStatus::invalid("cache.k_scale / cache.v_scale is NULL for an fp8 cache");
+    }
+  } else if (c.scale_kind != PC_SCALE_NONE) {
+    return KernelStatus::unsupported("cache.scale_kind " + str(static_cast<int>(c.scale_kind)) +
+                                     ": scales only with fp8 caches");
+  }
+  KernelStatus st = first_failure(require_min(c.num_blocks, 1, "cache.num_blocks"),
+                                  require_min(c.num_kv_heads, 1, "cache.num_kv_heads"),
+                                  require_min(c.head_size, 1, "cache.head_size"),
+                                  require_min(c.block_size, 1, "cache.block_size"),
+                                  require_min(c.key.dim_split, 1, "cache.key.dim_split"),
+                                  require_min(c.value.dim_split, 1, "cache.value.dim_split"));
+  if (!st.ok()) return st;
+  if (!compiled_head_size(c.head_size)) {
+    return KernelStatus::unsupported("unsupported head_size: " + str(c.head_size));
+  }
+  if (c.head_size % c.key.dim_split != 0 || c.head_size % c.value.dim_split != 0) {
+    return KernelStatus::invalid(
+        "cache.key.dim_split / cache.value.dim_split does not divide "
+        "head_size (" +
+        str(c.head_size) + ")");
+  }
+  if (c.block_size > (int64_t{1} << 20)) {
+    return KernelStatus::unsupported("cache.block_size (" + str(c.block_size) + ") exceeds 2^20");
+  }
+  return KernelStatus::success();
+}
+
+KernelStatus check_batch(const pc_paged_attention_args& a) {
+  const pc_ragged_batch& b = a.batch;
+  KernelStatus st = first_failure(
+      require_min(b.num_seqs, 0, "batch.num_seqs"), require_min(a.num_heads, 1, "num_heads"),
+      require_min(b.max_blocks_per_seq, 1, "batch.max_blocks_per_seq"),
+      require_min(b.block_table_stride, b.max_blocks_per_seq, "batch.block_table_stride"),
+      require_min(b.max_context_len, 0, "batch.max_context_len"),
+      require_min(b.num_query_tokens, 0, "batch.num_query_tokens"));
+  if (!st.ok()) return st;
+  if (a.num_heads % a.cache.num_kv_heads != 0) {
+    return KernelStatus::invalid("num_heads (" + str(a.num_heads) +
+                                 ") is not a multiple of cache.num_kv_heads (" +
+                                 str(a.cache.num_kv_heads) + ")");
+  }
+  if (b.max_query_len > kGqaMaxQueryLen) {
+    return KernelStatus::unsupported("batch.max_query_len (" + str(b.max_query_len) + ") exceeds " +
+                                     str(kGqaMaxQueryLen));
+  }
+  if (b.query_start == nullptr && b.num_query_tokens != b.num_seqs) {
+    return KernelStatus::invalid("batch.num_query_tokens (" + str(b.num_query_tokens) +
+                                 ") differs from batch.num_seqs (" + str(b.num_seqs) +
+                                 ") without query_start");
+  }
+  if (b.max_context_len > b.max_blocks_per_seq * a.cache.block_size) {
+    return KernelStatus::invalid("batch.max_context_len (" + str(b.max_context_len) +
+                                 ") exceeds max_blocks_per_seq * block_size (" +
+                                 str(b.max_blocks_per_seq * a.cache.block_size) + ")");
+  }
+  if (b.num_seqs > kMaxGridY) {
+    return KernelStatus::unsupported("batch.num_seqs (" + str(b.num_seqs) +
+                                     ") exceeds 65535 (grid y)");
+  }
+  if (b.max_context_len > kMaxContext) {
+    return KernelStatus::unsupported("batch.max_context_len (" + str(b.max_context_len) +
+                                     ") exceeds 2^30 tokens");
+  }
+  if (a.num_heads > (int64_t{1} << 24)) {
+    return KernelStatus::unsupported("num_heads (" + str(a.num_heads) + ") exceeds 2^24");
+  }
+  const pc_attention_features& f = a.features;
+  if (f.window < 0) return KernelStatus::invalid("features.window (" + str(f.window) + ") < 0");
+  if (!(f.soft_cap >= 0.f) || !std::isfinite(f.soft_cap)) {
+    return KernelStatus::invalid("features.soft_cap must be finite and >= 0");
+  }
+  if (!std::isfinite(a.scale)) return KernelStatus::invalid("scale is not finite");
+  return KernelStatus::success();
+}
+
+KernelStatus check_pointers(const pc_paged_attention_args& a) {
+  const int64_t elem = abi::dtype_bytes(a.dtype);
+  KernelStatus st = first_failure(
+      require_pointer(a.query, "query"), require_pointer(a.key_cache, "key_cache"),
+      require_pointer(a.value_cache, "value_cache"),
+      require_pointer(a.batch.block_table, "batch.block_table"),
+      require_pointer(a.batch.context_lens, "batch.context_lens"), require_pointer(a.out, "out"),
+      require_min(a.query_stride_head, 1, "query_stride_head"),
+      require_min(a.query_stride_token, 1, "query_stride_token"),
+      require_min(a.out_stride_head, 1, "out_stride_head"),
+      require_min(a.out_stride_token, 1, "out_stride_token"));
+  if (!st.ok()) return st;
+  if (reinterpret_cast<uintptr_t>(a.out) % static_cast<uintptr_t>(elem) != 0 ||
+      reinterpret_cast<uintptr_t>(a.query) % static_cast<uintptr_t>(elem) != 0) {
+    return KernelStatus::invalid("query / out is not aligned to its element size");
+  }
+  return KernelStatus::success();
+}
+
+KernelStatus check_device(const pc_device_info* device, const pc_paged_attention_args& a,
+                          const Plan& plan) {
+  if (plan.partition_size == 0) {
+    return KernelStatus::unsupported("batch.max_context_len (" + str(a.batch.max_context_len) +
+                                     ") needs more than 65535 partitions");
+  }
+  int64_t limit = 0;
+  KernelStatus st = max_shared_memory_per_block(device, &limit);
+  if (!st.ok()) return st;
+  const int64_t need = gqa_smem_bytes(a.cache.head_size, plan.rows_per_block);
+  if (need > limit) {
+    return KernelStatus::unsupported("head_size " + str(a.cache.head_size) + " needs " + str(need) +
+                                     " bytes of shared memory per block, the device allows " +
+                                     str(limit));
+  }
+  return KernelStatus::success();
+}
+
+KernelStatus check_read(const pc_device_info* device, const pc_paged_attention_args& a) {
+  KernelStatus st = first_failure(require_struct_size(a.cache.struct_size, "args.cache"),
+                                  require_struct_size(a.batch.struct_size, "args.batch"),
+                                  require_struct_size(a.features.struct_size, "args.features"));
+  if (!st.ok()) return st;
+  st = check_cache(a);
+  if (!st.ok()) return st;
+  st = check_batch(a);
+  if (!st.ok()) return st;
+  st = check_pointers(a);
+  if (!st.ok()) return st;
+  return check_device(device, a, make_plan(device, a));
+}
+
+bool multiple(int64_t v, int64_t of) {
+  return v % of == 0;
+}
+
+GqaTensor tensor(const void* ptr, const pc_cache_strides& s, const pc_kv_cache& c,
+                 const float* scale) {
+  const int64_t eb = abi::dtype_bytes(c.dtype);
+  GqaTensor t{};
+  t.base = static_cast<const char*>(ptr);
+  t.block = s.block;
+  t.head = s.head;
+  t.slot = s.slot;
+  t.group = s.group;
+  t.dim = s.dim;
+  t.dim_split = static_cast<int32_t>(s.dim_split);
+  t.mode =
+      gqa_load_mode(s, c.head_size, c.block_size, eb, reinterpret_cast<uintptr_t>(ptr) % 16 == 0);
+  t.scale = is_fp8(c.dtype) && c.scale_kind != PC_SCALE_NONE ? scale : nullptr;
+  return t;
+}
+
+}  // namespace
+
+GqaLoadMode gqa_load_mode(const pc_cache_strides& s, int64_t head_size, int64_t block_size,
+                          int64_t element_bytes, bool aligned16) {
+  if (!aligned16 || element_bytes <= 0) return kGqaLoadScalar;
+  const int64_t ve = 16 / element_bytes;
+  const bool split = s.dim_split < head_size;  // the group stride is used
+  const bool common =
+      multiple(s.block, ve) && multiple(s.head, ve) && (!split || multiple(s.group, ve));
+  if (!common) return kGqaLoadScalar;
+  if (s.dim == 1 && multiple(s.dim_split, ve) && multiple(head_size, ve) && multiple(s.slot, ve)) {
+    return kGqaLoadDimVector;
+  }
+  if (s.slot == 1 && multiple(block_size, ve) && multiple(s.dim, ve)) return kGqaLoadSlotVector;
+  return kGqaLoadScalar;
+}
+
+KernelStatus check_gqa(const pc_device_info* device, const pc_paged_attention_args* args) {
+  if (args == nullptr) return KernelStatus::invalid("args is NULL");
+  KernelStatus st = require_struct_size(args->struct_size, "args");
+  if (!st.ok()) return st;
+  return check_read(device, abi::read(*args));
+}
+
+std::size_t gqa_workspace_bytes(const pc_device_info* device, const pc_paged_attention_args* args) {
+  if (args == nullptr || args->struct_size == 0) return 0;
+  const pc_paged_attention_args a = abi::read(*args);
+  if (!check_read(device, a).ok()) return 0;
+  return static_cast<std::size_t>(Workspace(a, make_plan(device, a)).total);
+}
+
+KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_attention_args* args,
+                                  void* workspace, cudaStream_t stream) {
+  if (args == nullptr) return KernelStatus::invalid("args is NULL");
+  KernelStatus st = require_struct_size(args->struct_size, "args");
+  if (!st.ok()) return st;
+  const pc_paged_attention_args a = abi::read(*args);
+  st = check_read(device, a);
+  if (!st.ok()) return st;
+  const pc_ragged_batch& b = a.batch;
+  if (b.num_seqs == 0) return KernelStatus::success();
+  const Plan plan = make_plan(device, a);
+  const Workspace layout(a, plan);
+
+  GqaParams p{};
+  p.query = a.query;
+  p.query_stride_token = a.query_stride_token;
+  p.query_stride_head = a.query_stride_head;
+  p.out = a.out;
+  p.out_stride_token = a.out_stride_token;
+  p.out_stride_head = a.out_stride_head;
+  p.key = tensor(a.key_cache, a.cache.key, a.cache, a.cache.k_scale);
+  p.value = tensor(a.value_cache, a.cache.value, a.cache, a.cache.v_scale);
+  p.block_table = b.block_table;
+  p.block_table_stride = b.block_table_stride;
+  p.context_lens = b.context_lens;
+  p.query_start = b.query_start;
+  p.alibi_slopes = a.features.alibi_slopes;
+  p.sinks = a.features.sinks;
+  p.io_dtype = a.dtype;
+  p.kv_dtype = a.cache.dtype;
+  p.scale_per_head = a.cache.scale_kind == PC_SCALE_PER_KV_HEAD ? 1 : 0;
+  p.num_seqs = static_cast<int32_t>(b.num_seqs);
+  p.num_heads = static_cast<int32_t>(a.num_heads);
+  p.num_kv_heads = static_cast<int32_t>(a.cache.num_kv_heads);
+  p.group = static_cast<int32_t>(a.num_heads / a.cache.num_kv_heads);
+  p.block_size = static_cast<int32_t>(a.cache.block_size);
+  p.max_context_len = static_cast<int32_t>(b.max_context_len);
+  p.max_query_len = static_cast<int32_t>(b.max_query_len > 1 ? b.max_query_len : 1);
+  p.row_chunks = static_cast<int32_t>(plan.row_chunks);
+  p.window = static_cast<int32_t>(plan.window);
+  p.causal = a.features.causal != 0 ? 1 : 0;
+  p.soft_cap = a.features.soft_cap;
+  p.scale = a.scale;
+  p.partition_size = plan.partition_size;
+  p.max_partitions = static_cast<int32_t>(plan.partitions);
+  if (layout.total > 0) {
+    if (workspace == nullptr) return KernelStatus::invalid("v3_gqa needs a workspace (NULL given)");
+    if (reinterpret_cast<uintptr_t>(workspace) % 256 != 0) {
+      return KernelStatus::invalid("workspace is not 256-byte aligned");
+    }
+    char* base = static_cast<char*>(workspace);
+    p.ws_max = reinterpret_cast<float*>(base);
+    p.ws_sum = reinterpret_cast<float*>(base + layout.sum_offset);
+    p.ws_out = reinterpret_cast<float*>(base + layout.out_offset);
+  }
+  if (int64_t{p.num_kv_heads} * p.row_chunks > (int64_t{1} << 31) - 1) {
+    return KernelStatus::unsupported("num_kv_heads x row chunks exceeds the grid");
+  }
+  return dispatch_gqa(a.cache.head_size, plan.rows_per_block, p, stream);
+}
+
+}  // namespace pagecheck::kernels

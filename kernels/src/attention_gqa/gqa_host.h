@@ -1,0 +1,35 @@
+#pragma once
+/// Host side of v3_gqa: argument checks, partition choice, workspace size and launch.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "attention_gqa/gqa_params.h"
+#include "common/kernel_status.h"
+#include "pagecheck/plugin.h"
+
+namespace pagecheck::kernels {
+
+/// can_implement: OK, or why v3_gqa cannot run `args` (the message names the field). `device`
+/// (may be NULL: queried) gives the shared-memory limit and the SM count.
+KernelStatus check_gqa(const pc_device_info* device, const pc_paged_attention_args* args);
+/// Workspace bytes launch_gqa_attention needs for `args` on `device` (0 when every row fits in
+/// one partition).
+std::size_t gqa_workspace_bytes(const pc_device_info* device, const pc_paged_attention_args* args);
+/// Checks, fills GqaParams and enqueues the kernel(s) on `stream`; never synchronizes.
+KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_attention_args* args,
+                                  void* workspace, cudaStream_t stream);
+
+/// The loader mode for one cache tensor: 16-byte vectors along the dims or the slots where the
+/// strides and `aligned16` (the tensor pointer) allow, else element by element.
+GqaLoadMode gqa_load_mode(const pc_cache_strides& s, int64_t head_size, int64_t block_size,
+                          int64_t element_bytes, bool aligned16);
+
+/// Compile-time dispatch over head size and rows per block (gqa_dispatch.cu).
+KernelStatus dispatch_gqa(int64_t head_size, int rows_per_block, const GqaParams& params,
+                          cudaStream_t stream);
+/// Dynamic shared memory of the partition kernel for (head size, rows per block); 0 when the
+/// head size is not compiled (gqa_dispatch.cu).
+int64_t gqa_smem_bytes(int64_t head_size, int rows_per_block);
+
+}  // namespace pagecheck::kernels

@@ -1,0 +1,467 @@
+#pragma once
+/// v3_gqa device code (docs/kernels.md, "v3_gqa"). One thread block of 128 threads per
+/// (kv head, row chunk) x sequence x partition computes up to ROWS query rows of the kv head's
+/// group (row v = i * group + j: new token i, query head j of the group), so every K/V tile is
+/// read once for all of them. Per tile of kTile tokens:
+///  1. each token's element offset (block table, slot, kv head) into shared memory;
+///  2. K and V tiles into shared memory as float (gqa_load.cuh; 0 outside the valid range);
+///  3. q.k: warp w takes the float4 dim steps w, w + 4, ...; lane l the tokens l, l + 32;
+///     query float4s are warp-uniform shared loads; the 4 warps' partial sums meet in shared
+///     memory (over the consumed K tile), summed in a fixed order;
+///  4. online softmax, warp w owning rows w, w + 4: scale, soft-cap, ALiBi, masks (causal,
+///     window, partition), running max and sum in float32, weights P[t][row] to shared memory;
+///  5. P.V: warp w takes a quarter of the tile's tokens, lane l the dims l, l + 32, ...: float32
+///     accumulators for every row, rescaled by exp(m_old - m_new) per tile.
+/// At the end the 4 warps' accumulators are summed; a row whose attended range lies in one
+/// partition is written out (sink joining the denominator); others leave (max, sum, acc) in the
+/// workspace for gqa_merge_kernel.
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+#include "attention_gqa/gqa_load.cuh"
+#include "attention_gqa/gqa_traits.h"
+
+namespace pagecheck::kernels::gqa {
+
+/// griddepcontrol.launch_dependents (sm_90): the dependent merge grid may be scheduled now.
+__device__ __forceinline__ void launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+/// griddepcontrol.wait: the primary grid has completed and its writes are visible.
+__device__ __forceinline__ void wait_for_primary() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+  for (int m = 16; m >= 1; m /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, m));
+  return v;
+}
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int m = 16; m >= 1; m /= 2) v += __shfl_xor_sync(0xffffffffu, v, m);
+  return v;
+}
+
+/// One query element of dtype `io` at element offset `off` as float.
+__device__ __forceinline__ float load_io(const void* base, int64_t off, int32_t io) {
+  switch (io) {
+    case PC_DTYPE_FLOAT16:
+      return __half2float(__ldg(static_cast<const __half*>(base) + off));
+    case PC_DTYPE_BFLOAT16:
+      return __bfloat162float(__ldg(static_cast<const __nv_bfloat16*>(base) + off));
+    default:
+      return __ldg(static_cast<const float*>(base) + off);
+  }
+}
+/// Stores v rounded (to nearest even) to dtype `io` at element offset `off`.
+__device__ __forceinline__ void store_io(void* base, int64_t off, int32_t io, float v) {
+  switch (io) {
+    case PC_DTYPE_FLOAT16:
+      static_cast<__half*>(base)[off] = __float2half_rn(v);
+      return;
+    case PC_DTYPE_BFLOAT16:
+      static_cast<__nv_bfloat16*>(base)[off] = __float2bfloat16_rn(v);
+      return;
+    default:
+      static_cast<float*>(base)[off] = v;
+  }
+}
+
+/// The sequence-level facts of a block: context, its query rows, the chunk's row count.
+struct SeqInfo {
+  int ctx;       ///< context length
+  int qlen;      ///< query rows of the sequence
+  int64_t qbeg;  ///< first query row
+  int v0;        ///< first row of the chunk (row v = i * group + j)
+  int nrows;     ///< rows of this chunk (<= ROWS; <= 0: none)
+  bool bad;      ///< the lengths contradict the host-side bounds
+};
+
+__device__ __forceinline__ SeqInfo seq_info(const GqaParams& p, int64_t seq, int chunk, int rows) {
+  SeqInfo s;
+  s.ctx = p.context_lens[seq];
+  if (p.query_start != nullptr) {
+    s.qbeg = p.query_start[seq];
+    s.qlen = p.query_start[seq + 1] - p.query_start[seq];
+  } else {
+    s.qbeg = seq;
+    s.qlen = 1;
+  }
+  s.v0 = chunk * rows;
+  s.nrows = min(rows, s.qlen * p.group - s.v0);
+  s.bad = s.ctx < 0 || s.ctx > p.max_context_len || s.qlen < 0 || s.qlen > p.max_query_len ||
+          (s.ctx > 0 && s.qlen > s.ctx);
+  return s;
+}
+
+/// One query row: where it reads and writes, and the key positions [lo, hi) it attends.
+struct RowInfo {
+  int64_t qrow;  ///< query / output row
+  int head;      ///< query head
+  int pos;       ///< position p = ctx - qlen + i
+  int lo;        ///< first attended key position
+  int hi;        ///< one past the last
+};
+
+__device__ __forceinline__ RowInfo row_info(const GqaParams& p, const SeqInfo& s, int kv_head,
+                                            int r) {
+  const int v = s.v0 + r;
+  const int i = v / p.group;
+  RowInfo row;
+  row.qrow = s.qbeg + i;
+  row.head = kv_head * p.group + (v - i * p.group);
+  row.pos = s.ctx - s.qlen + i;
+  row.hi = p.causal ? row.pos + 1 : s.ctx;
+  row.lo = p.window > 0 ? max(0, row.pos - p.window + 1) : 0;
+  if (row.hi < row.lo) row.hi = row.lo;
+  return row;
+}
+
+/// exp(m - m') / (l exp(m - m') + exp(sink - m')) with m' = max(m, sink), or 1 / l: the factor
+/// that turns a row's accumulator into its output.
+__device__ __forceinline__ float output_factor(const GqaParams& p, int head, float m, float l) {
+  if (p.sinks == nullptr) return 1.f / l;
+  const float sink = p.sinks[head];
+  const float m2 = fmaxf(m, sink);
+  const float e = expf(m - m2);
+  return e / (l * e + expf(sink - m2));
+}
+
+template <int HEAD, int ROWS>
+__global__ void __launch_bounds__(GqaTraits<HEAD, ROWS>::kThreads,
+                                  GqaTraits<HEAD, ROWS>::kMinBlocksPerSm)
+    gqa_partition_kernel(const __grid_constant__ GqaParams p) {
+  using Tr = GqaTraits<HEAD, ROWS>;
+  constexpr int kTile = Tr::kTile, kStride = Tr::kStride, kWarps = Tr::kWarps;
+  constexpr int kTpl = Tr::kTokensPerLane, kDpl = Tr::kDimsPerLane, kRpw = Tr::kRowsPerWarp;
+  extern __shared__ __align__(16) float smem[];
+  float* const k_tile = smem + Tr::kKeyOffset;
+  float* const v_tile = smem + Tr::kValueOffset;
+  float* const q_s = smem + Tr::kQueryOffset;
+  float* const p_s = smem + Tr::kWeightOffset;  // [kTile][ROWS]
+  float* const alpha_s = smem + Tr::kAlphaOffset;
+  float* const m_s = smem + Tr::kMaxOffset;
+  float* const l_s = smem + Tr::kSumOffset;
+  int64_t* const koff = reinterpret_cast<int64_t*>(smem + Tr::kFloats);
+  int64_t* const voff = koff + kTile;
+
+  launch_dependents();
+  const int kv_head = blockIdx.x % p.num_kv_heads;
+  const int chunk = blockIdx.x / p.num_kv_heads;
+  const int64_t seq = blockIdx.y;
+  const int part = blockIdx.z;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+
+  const SeqInfo s = seq_info(p, seq, chunk, ROWS);
+  if (s.nrows <= 0) return;
+  if (s.bad || s.ctx == 0) {
+    // Context 0: the rows attend nothing and become +0. Lengths that contradict the bounds
+    // the grid was sized for: NaN rather than a plausible number.
+    if (part != 0) return;
+    const float fill = s.bad ? NAN : 0.f;
+    for (int r = 0; r < s.nrows; ++r) {
+      const RowInfo row = row_info(p, s, kv_head, r);
+      for (int d = tid; d < HEAD; d += Tr::kThreads) {
+        store_io(p.out, row.qrow * p.out_stride_token + row.head * p.out_stride_head + d,
+                 p.io_dtype, fill);
+      }
+    }
+    return;
+  }
+  // The chunk's rows are in order of position, so their ranges' union is [lo(first), hi(last)).
+  const RowInfo first = row_info(p, s, kv_head, 0);
+  const RowInfo last = row_info(p, s, kv_head, s.nrows - 1);
+  const int part_lo = part * p.partition_size;
+  const int part_hi = min(part_lo + p.partition_size, s.ctx);
+  const int span_lo = max(part_lo, first.lo);
+  const int span_hi = min(part_hi, last.hi);
+  if (span_lo >= span_hi) return;  // no row reads this partition: nothing to write
+
+  // Query rows into shared memory as float (rows past the chunk: 0).
+  for (int idx = tid; idx < ROWS * HEAD; idx += Tr::kThreads) {
+    const int r = idx / HEAD, d = idx % HEAD;
+    float q = 0.f;
+    if (r < s.nrows) {
+      const RowInfo row = row_info(p, s, kv_head, r);
+      q = load_io(p.query, row.qrow * p.query_stride_token + row.head * p.query_stride_head + d,
+                  p.io_dtype);
+    }
+    q_s[r * kStride + d] = q;
+  }
+  const float k_scale = p.key.scale != nullptr ? p.key.scale[p.scale_per_head ? kv_head : 0] : 1.f;
+  const float v_scale =
+      p.value.scale != nullptr ? p.value.scale[p.scale_per_head ? kv_head : 0] : 1.f;
+
+  // The rows this warp owns in the softmax: r = rr * kWarps + warp.
+  int row_lo[kRpw], row_hi[kRpw], row_pos[kRpw];
+  float row_slope[kRpw], m_run[kRpw], l_run[kRpw];
+#pragma unroll
+  for (int rr = 0; rr < kRpw; ++rr) {
+    const int r = rr * kWarps + warp;
+    row_lo[rr] = row_hi[rr] = row_pos[rr] = 0;
+    row_slope[rr] = 0.f;
+    if (r < s.nrows) {
+      const RowInfo row = row_info(p, s, kv_head, r);
+      row_lo[rr] = row.lo;
+      row_hi[rr] = row.hi;
+      row_pos[rr] = row.pos;
+      if (p.alibi_slopes != nullptr) row_slope[rr] = p.alibi_slopes[row.head];
+    }
+    m_run[rr] = -INFINITY;
+    l_run[rr] = 0.f;
+  }
+  float acc[ROWS][kDpl];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+    for (int k = 0; k < kDpl; ++k) acc[r][k] = 0.f;
+  }
+
+  const int32_t* table_row = p.block_table + seq * p.block_table_stride;
+  // Tiles are aligned to kTile from the partition start; those wholly before span_lo (a
+  // window) are skipped, never read.
+  for (int tile0 = part_lo + (span_lo - part_lo) / kTile * kTile; tile0 < span_hi; tile0 += kTile) {
+    const int valid_lo = max(span_lo, tile0) - tile0;
+    const int valid_hi = min(span_hi, tile0 + kTile) - tile0;
+    // 1. Token offsets: only the valid tokens' block-table entries are read.
+    if (tid < kTile && tid >= valid_lo && tid < valid_hi) {
+      const int tok = tile0 + tid;
+      const int blk = tok / p.block_size;
+      const int slot = tok - blk * p.block_size;
+      const int64_t phys = table_row[blk];
+      koff[tid] = phys * p.key.block + kv_head * p.key.head + slot * p.key.slot;
+      voff[tid] = phys * p.value.block + kv_head * p.value.head + slot * p.value.slot;
+    }
+    __syncthreads();
+    // 2. K and V tiles.
+    load_tile<HEAD, kTile, kStride, Tr::kThreads>(p.key, p.kv_dtype, k_scale, koff, valid_lo,
+                                                  valid_hi, k_tile);
+    load_tile<HEAD, kTile, kStride, Tr::kThreads>(p.value, p.kv_dtype, v_scale, voff, valid_lo,
+                                                  valid_hi, v_tile);
+    __syncthreads();
+
+    // 3. Partial dot products over this warp's dim steps.
+    float dot[ROWS][kTpl];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+      for (int n = 0; n < kTpl; ++n) dot[r][n] = 0.f;
+    }
+#pragma unroll 2
+    for (int s0 = 0; s0 < Tr::kSteps; s0 += kWarps) {
+      const int st = s0 + warp;
+      if (Tr::kSteps % kWarps == 0 || st < Tr::kSteps) {
+        float4 kv[kTpl];
+#pragma unroll
+        for (int n = 0; n < kTpl; ++n) {
+          kv[n] = *reinterpret_cast<const float4*>(k_tile + (lane + 32 * n) * kStride + 4 * st);
+        }
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+          const float4 q = *reinterpret_cast<const float4*>(q_s + r * kStride + 4 * st);
+#pragma unroll
+          for (int n = 0; n < kTpl; ++n) {
+            float a = dot[r][n];
+            a = fmaf(q.x, kv[n].x, a);
+            a = fmaf(q.y, kv[n].y, a);
+            a = fmaf(q.z, kv[n].z, a);
+            a = fmaf(q.w, kv[n].w, a);
+            dot[r][n] = a;
+          }
+        }
+      }
+    }
+    __syncthreads();  // every warp is done with the K tile: its space takes the partial sums
+    float* const partial = k_tile;  // [kWarps][ROWS][kTile]
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+      for (int n = 0; n < kTpl; ++n) partial[(warp * ROWS + r) * kTile + lane + 32 * n] = dot[r][n];
+    }
+    __syncthreads();
+
+    // 4. Online softmax of the owned rows; order: scale, soft-cap, ALiBi, masks.
+#pragma unroll
+    for (int rr = 0; rr < kRpw; ++rr) {
+      const int r = rr * kWarps + warp;
+      float logit[kTpl];
+      float tile_max = -INFINITY;
+#pragma unroll
+      for (int n = 0; n < kTpl; ++n) {
+        const int t = lane + 32 * n;
+        const int tok = tile0 + t;
+        float d = partial[(0 * ROWS + r) * kTile + t];
+#pragma unroll
+        for (int w = 1; w < kWarps; ++w) d += partial[(w * ROWS + r) * kTile + t];
+        float x = p.scale * d;
+        if (p.soft_cap > 0.f) x = p.soft_cap * tanhf(x / p.soft_cap);
+        x += row_slope[rr] * static_cast<float>(tok - row_pos[rr]);
+        const bool ok = t >= valid_lo && t < valid_hi && tok >= row_lo[rr] && tok < row_hi[rr];
+        logit[n] = ok ? x : -INFINITY;
+        tile_max = fmaxf(tile_max, logit[n]);
+      }
+      tile_max = warp_max(tile_max);
+      const float m_new = fmaxf(m_run[rr], tile_max);
+      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no token yet: weights stay 0
+      const float alpha = expf(m_run[rr] - m_use);
+      float sum = 0.f;
+#pragma unroll
+      for (int n = 0; n < kTpl; ++n) {
+        const float w = logit[n] == -INFINITY ? 0.f : expf(logit[n] - m_use);
+        p_s[(lane + 32 * n) * ROWS + r] = w;
+        sum += w;
+      }
+      sum = warp_sum(sum);
+      l_run[rr] = l_run[rr] * alpha + sum;
+      m_run[rr] = m_new;
+      if (lane == 0) alpha_s[r] = alpha;
+    }
+    __syncthreads();
+
+    // 5. Weighted values of this warp's quarter of the tile.
+#pragma unroll
+    for (int r0 = 0; r0 < ROWS; r0 += 4) {
+      const float4 a = *reinterpret_cast<const float4*>(alpha_s + r0);
+      const float av[4] = {a.x, a.y, a.z, a.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+#pragma unroll
+        for (int k = 0; k < kDpl; ++k) acc[r0 + j][k] *= av[j];
+      }
+    }
+#pragma unroll 2
+    for (int tt = 0; tt < Tr::kTokensPerWarp; ++tt) {
+      const int t = warp * Tr::kTokensPerWarp + tt;
+      float w[ROWS];
+#pragma unroll
+      for (int r0 = 0; r0 < ROWS; r0 += 4) {
+        const float4 pw = *reinterpret_cast<const float4*>(p_s + t * ROWS + r0);
+        w[r0] = pw.x;
+        w[r0 + 1] = pw.y;
+        w[r0 + 2] = pw.z;
+        w[r0 + 3] = pw.w;
+      }
+      float v[kDpl];
+#pragma unroll
+      for (int k = 0; k < kDpl; ++k) {
+        const int d = lane + 32 * k;
+        v[k] = v_tile[t * kStride + (HEAD % 32 == 0 || d < HEAD ? d : HEAD - 1)];
+      }
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+        for (int k = 0; k < kDpl; ++k) acc[r][k] = fmaf(w[r], v[k], acc[r][k]);
+      }
+    }
+    __syncthreads();  // the next tile overwrites offsets, tiles and weights
+  }
+
+  // Sum the warps' accumulators (over the K tile's space) and finish.
+  float* const red = k_tile;  // [kWarps][ROWS][HEAD]
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+    for (int k = 0; k < kDpl; ++k) {
+      const int d = lane + 32 * k;
+      if (HEAD % 32 == 0 || d < HEAD) red[(warp * ROWS + r) * HEAD + d] = acc[r][k];
+    }
+  }
+#pragma unroll
+  for (int rr = 0; rr < kRpw; ++rr) {
+    if (lane == 0) {
+      m_s[rr * kWarps + warp] = m_run[rr];
+      l_s[rr * kWarps + warp] = l_run[rr];
+    }
+  }
+  __syncthreads();
+  for (int r = 0; r < s.nrows; ++r) {
+    const RowInfo row = row_info(p, s, kv_head, r);
+    const int j_lo = row.lo / p.partition_size;
+    const int j_last = (row.hi - 1) / p.partition_size;
+    if (part < j_lo || part > j_last) continue;  // the row attends nothing here
+    const float m = m_s[r], l = l_s[r];
+    const bool single = j_lo == j_last;
+    const float factor = single ? output_factor(p, row.head, m, l) : 0.f;
+    const int64_t ws = (row.qrow * p.num_heads + row.head) * p.max_partitions + part;
+    for (int d = tid; d < HEAD; d += Tr::kThreads) {
+      float o = red[(0 * ROWS + r) * HEAD + d];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) o += red[(w * ROWS + r) * HEAD + d];
+      if (single) {
+        store_io(p.out, row.qrow * p.out_stride_token + row.head * p.out_stride_head + d,
+                 p.io_dtype, o * factor);
+      } else {
+        p.ws_out[ws * HEAD + d] = o;
+      }
+    }
+    if (!single && tid == 0) {
+      p.ws_max[ws] = m;
+      p.ws_sum[ws] = l;
+    }
+  }
+}
+
+/// Merges the partitions of every row of a chunk whose range spans more than one partition
+/// (the others were written by the partition kernel): global max (the sink included), weights
+/// exp(m_j - M), sum of the partitions' sums plus the sink's exp(sink - M).
+template <int HEAD>
+__global__ void __launch_bounds__(128)
+    gqa_merge_kernel(const __grid_constant__ GqaParams p, int rows_per_block) {
+  constexpr int kDpl = (HEAD + 31) / 32;
+  const int kv_head = blockIdx.x % p.num_kv_heads;
+  const int chunk = blockIdx.x / p.num_kv_heads;
+  const int64_t seq = blockIdx.y;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const SeqInfo s = seq_info(p, seq, chunk, rows_per_block);
+  if (s.nrows <= 0 || s.bad || s.ctx == 0) return;
+  wait_for_primary();
+  for (int r = warp; r < s.nrows; r += 4) {
+    const RowInfo row = row_info(p, s, kv_head, r);
+    const int j_lo = row.lo / p.partition_size;
+    const int j_last = (row.hi - 1) / p.partition_size;
+    if (j_lo >= j_last) continue;
+    const int64_t base = (row.qrow * p.num_heads + row.head) * p.max_partitions;
+    float m = -INFINITY;
+    for (int j = j_lo + lane; j <= j_last; j += 32) m = fmaxf(m, p.ws_max[base + j]);
+    m = warp_max(m);
+    const float sink = p.sinks != nullptr ? p.sinks[row.head] : -INFINITY;
+    if (p.sinks != nullptr) m = fmaxf(m, sink);
+    float z = 0.f;
+    for (int j = j_lo + lane; j <= j_last; j += 32) {
+      const float mj = p.ws_max[base + j];
+      z += mj == -INFINITY ? 0.f : p.ws_sum[base + j] * expf(mj - m);
+    }
+    z = warp_sum(z);
+    if (p.sinks != nullptr) z += expf(sink - m);
+    const float inv = 1.f / z;
+    float o[kDpl];
+#pragma unroll
+    for (int k = 0; k < kDpl; ++k) o[k] = 0.f;
+    for (int j = j_lo; j <= j_last; ++j) {
+      const float mj = p.ws_max[base + j];
+      const float w = mj == -INFINITY ? 0.f : expf(mj - m);
+      const float* src = p.ws_out + (base + j) * HEAD;
+#pragma unroll
+      for (int k = 0; k < kDpl; ++k) {
+        const int d = lane + 32 * k;
+        if (HEAD % 32 == 0 || d < HEAD) o[k] = fmaf(w, src[d], o[k]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kDpl; ++k) {
+      const int d = lane + 32 * k;
+      if (HEAD % 32 == 0 || d < HEAD) {
+        store_io(p.out, row.qrow * p.out_stride_token + row.head * p.out_stride_head + d,
+                 p.io_dtype, o[k] * inv);
+      }
+    }
+  }
+}
+
+}  // namespace pagecheck::kernels::gqa

@@ -1,0 +1,16 @@
+#pragma once
+/// Launchers of v3_gqa, one per (head size, rows per block). They are explicitly instantiated
+/// in the generated gqa_h<N>.cu files only (kernels/cmake/kernel_instantiations.cmake).
+#include <cuda_runtime_api.h>
+
+#include "attention_gqa/gqa_params.h"
+#include "common/kernel_status.h"
+
+namespace pagecheck::kernels {
+
+/// Enqueues the partition kernel and, when params.max_partitions > 1, the merge kernel as its
+/// programmatic dependent; never synchronizes.
+template <int HEAD, int ROWS>
+KernelStatus launch_gqa(const GqaParams& params, cudaStream_t stream);
+
+}  // namespace pagecheck::kernels

@@ -1,0 +1,105 @@
+#pragma once
+/// Kernel-side parameters of v3_gqa (one thread block per (sequence, KV head, row chunk,
+/// partition) computing every query row of the KV head's group), built on the host from
+/// pc_paged_attention_args and passed by value (__grid_constant__). Strides are in elements of
+/// the tensor's own dtype and 64-bit; token counts and positions fit in 32 bits (host checks).
+#include <array>
+#include <cstdint>
+
+namespace pagecheck::kernels {
+
+/// How the loader reads one cache tensor into a shared-memory tile (chosen on the host from
+/// the strides and the pointer's alignment).
+enum GqaLoadMode : int32_t {
+  kGqaLoadDimVector = 0,   ///< 16-byte vectors along the dims (dim stride 1: x-split K, NHD, HND)
+  kGqaLoadSlotVector = 1,  ///< 16-byte vectors along the slots (slot stride 1: x-split V)
+  kGqaLoadScalar = 2,      ///< one element at a time (any strides)
+};
+
+/// One cache tensor (K or V) as the loader sees it.
+struct GqaTensor {
+  const char* base;    ///< the tensor's device pointer (bytes)
+  int64_t block;       ///< elements between blocks
+  int64_t head;        ///< elements between kv heads
+  int64_t slot;        ///< elements between slots
+  int64_t group;       ///< elements between dim groups (0 when dim_split == head_size)
+  int64_t dim;         ///< elements between dims of a group
+  int32_t dim_split;   ///< dims per group
+  int32_t mode;        ///< GqaLoadMode
+  const float* scale;  ///< fp8 scales (k_scale / v_scale) or nullptr (= 1)
+};
+
+/// Everything one v3_gqa launch reads or writes.
+struct GqaParams {
+  const void* query;            ///< [num_query_tokens, num_heads, head_size], io dtype
+  int64_t query_stride_token;   ///< elements between query rows
+  int64_t query_stride_head;    ///< elements between query heads
+  void* out;                    ///< [num_query_tokens, num_heads, head_size], io dtype
+  int64_t out_stride_token;     ///< elements between output rows
+  int64_t out_stride_head;      ///< elements between output heads
+  GqaTensor key;                ///< key tensor
+  GqaTensor value;              ///< value tensor
+  const int32_t* block_table;   ///< [num_seqs, block_table_stride]
+  int64_t block_table_stride;   ///< elements between block-table rows
+  const int32_t* context_lens;  ///< [num_seqs]
+  const int32_t* query_start;   ///< [num_seqs + 1] or nullptr (one row per sequence)
+  const float* alibi_slopes;    ///< [num_heads] or nullptr
+  const float* sinks;           ///< [num_heads] or nullptr
+  float* ws_max;                ///< [rows, num_heads, max_partitions] partition max logit
+  float* ws_sum;                ///< [rows, num_heads, max_partitions] sum of exp(l - max)
+  float* ws_out;                ///< [rows, num_heads, max_partitions, head_size] sum of exp * v
+  int32_t io_dtype;             ///< pc_dtype of query and output
+  int32_t kv_dtype;             ///< pc_dtype of the cache
+  int32_t scale_per_head;       ///< non-zero: scale[kv_head], else scale[0]
+  int32_t num_seqs;             ///< batch size (grid y)
+  int32_t num_heads;            ///< query heads
+  int32_t num_kv_heads;         ///< kv heads
+  int32_t group;                ///< num_heads / num_kv_heads
+  int32_t block_size;           ///< slots per block (runtime)
+  int32_t max_context_len;      ///< host-side bound on every context length
+  int32_t max_query_len;        ///< host-side bound on every q_len
+  int32_t row_chunks;           ///< blocks per (sequence, kv head) along the rows
+  int32_t window;               ///< 0 = none, else W < max_context_len
+  int32_t causal;               ///< non-zero: causal among the new tokens
+  float soft_cap;               ///< 0 = none
+  float scale;                  ///< logit scale
+  int32_t partition_size;       ///< tokens per partition (one of kGqaPartitionSizes)
+  int32_t max_partitions;       ///< ceil(max_context_len / partition_size), >= 1 (grid z)
+};
+
+/// Split-K partition sizes v3_gqa may use (tokens, multiples of every tile size);
+/// choose_gqa_partition_size picks one per launch. v3_gqa declares this list.
+inline constexpr std::array<int32_t, 9> kGqaPartitionSizes = {64,   128,  256,  512,  1024,
+                                                              2048, 4096, 8192, 16384};
+/// Largest q_len per sequence v3_gqa accepts.
+inline constexpr int kGqaMaxQueryLen = 16;
+/// Largest grid z (partitions per sequence).
+inline constexpr int64_t kGqaMaxGridZ = 65535;
+
+/// Query rows per thread block for `rows` = group * max_query_len rows per (sequence, kv head):
+/// 4 for up to 4 rows (MHA, small groups), else 8 (more rows take several row chunks).
+inline constexpr int gqa_rows_per_block(int64_t rows) {
+  return rows <= 4 ? 4 : 8;
+}
+
+/// Partition size for `row_blocks` thread blocks per partition index (sequences x kv heads x
+/// row chunks) over `work_len` tokens (the longest context, or the window plus the query
+/// tokens) with a grid z bound of ceil(max_context_len / size) <= kGqaMaxGridZ: the largest
+/// listed size whose grid still gives every one of `sm_count` SMs two blocks, else the
+/// smallest size the grid bound allows. Returns 0 when even the largest size needs more than
+/// kGqaMaxGridZ partitions.
+inline constexpr int32_t choose_gqa_partition_size(int64_t row_blocks, int64_t work_len,
+                                                   int64_t max_context_len, int64_t sm_count) {
+  const int64_t target = 2 * (sm_count > 0 ? sm_count : 132);
+  int32_t chosen = 0;
+  for (int32_t size : kGqaPartitionSizes) {
+    const int64_t parts = (max_context_len + size - 1) / size;
+    if (parts > kGqaMaxGridZ) continue;
+    if (chosen == 0) chosen = size;  // the smallest allowed size
+    const int64_t work_parts = (work_len + size - 1) / size;
+    if (row_blocks * (work_parts > 0 ? work_parts : 1) >= target) chosen = size;
+  }
+  return chosen;
+}
+
+}  // namespace pagecheck::kernels

@@ -1,0 +1,79 @@
+/// v3_gqa's C-ABI declaration and trampolines into gqa_host.cpp.
+#include "attention_gqa/gqa_variant.h"
+
+#include <iterator>
+
+#include "attention_gqa/gqa_host.h"
+#include "attention_gqa/gqa_params.h"
+#include "common/kernel_lists.h"
+
+namespace pagecheck::kernels {
+namespace {
+
+constexpr uint32_t kQueryDtypes =
+    (1u << PC_DTYPE_FLOAT32) | (1u << PC_DTYPE_FLOAT16) | (1u << PC_DTYPE_BFLOAT16);
+constexpr uint32_t kKvDtypes = kQueryDtypes | (1u << PC_DTYPE_FP8_E4M3) | (1u << PC_DTYPE_FP8_E5M2);
+constexpr uint32_t kCacheKinds =
+    (1u << PC_CACHE_X_SPLIT) | (1u << PC_CACHE_NHD) | (1u << PC_CACHE_HND);
+constexpr uint32_t kScaleKinds =
+    (1u << PC_SCALE_NONE) | (1u << PC_SCALE_PER_TENSOR) | (1u << PC_SCALE_PER_KV_HEAD);
+/// Every offset is 64-bit and every stride is read from the descriptor (any padding, combined
+/// K/V through value_cache); query and output are read and written element by element with
+/// their strides.
+constexpr uint64_t kCaps = PC_CAP_ALIBI | PC_CAP_LARGE_CACHE | PC_CAP_TOKEN_STRIDE |
+                           PC_CAP_HEAD_STRIDE | PC_CAP_STRIDED_OUTPUT | PC_CAP_CACHE_PAD_SHARED |
+                           PC_CAP_CACHE_PAD | PC_CAP_COMBINED_KV | PC_CAP_SINKS | PC_CAP_WINDOW |
+                           PC_CAP_SOFT_CAP | PC_CAP_NON_CAUSAL;
+
+/// Block size is a runtime parameter: the compiled list of the other variants plus 1, 64, 128
+/// and 256.
+constexpr int32_t kGqaBlockSizes[] = {1, 8, 16, 32, 64, 128, 256};
+
+pc_status can_implement(const pc_variant*, const pc_device_info* device, const void* args,
+                        char* msg, size_t len) {
+  return report(check_gqa(device, static_cast<const pc_paged_attention_args*>(args)), msg, len);
+}
+size_t workspace(const pc_variant*, const pc_device_info* device, const void* args) {
+  return gqa_workspace_bytes(device, static_cast<const pc_paged_attention_args*>(args));
+}
+pc_status launch(const pc_variant*, const pc_device_info* device, const void* args,
+                 void* workspace_ptr, void* stream, char* msg, size_t len) {
+  return report(launch_gqa_attention(device, static_cast<const pc_paged_attention_args*>(args),
+                                     workspace_ptr, static_cast<cudaStream_t>(stream)),
+                msg, len);
+}
+
+}  // namespace
+
+pc_variant gqa_variant() {
+  pc_variant v{};
+  v.struct_size = sizeof(pc_variant);
+  v.name = "v3_gqa";
+  v.description =
+      "one block per (seq, kv head, split) for all query rows of the group; fp8 KV, every "
+      "layout, sinks/window/soft-cap, q_len <= 16";
+  v.family = PC_FAMILY_PAGED_ATTENTION;
+  v.dtype_mask = kQueryDtypes;
+  v.kv_dtype_mask = kKvDtypes;
+  v.cache_kind_mask = kCacheKinds;
+  v.scale_kind_mask = kScaleKinds;
+  v.head_sizes = kHeadSizes;
+  v.num_head_sizes = kNumHeadSizes;
+  v.block_sizes = kGqaBlockSizes;
+  v.num_block_sizes = static_cast<int32_t>(std::size(kGqaBlockSizes));
+  v.caps = kCaps;
+  v.max_query_len = kGqaMaxQueryLen;
+  v.partition_sizes = kGqaPartitionSizes.data();
+  v.num_partition_sizes = static_cast<int32_t>(kGqaPartitionSizes.size());
+  v.precision = pc_precision{};
+  v.precision.struct_size = sizeof(pc_precision);  // strict float32: fp32 throughout
+  v.context0 = PC_CONTEXT0_ZEROS;
+  v.nondeterministic = 0;
+  v.can_implement = &can_implement;
+  v.workspace_bytes = &workspace;
+  v.launch = &launch;
+  v.user_data = nullptr;
+  return v;
+}
+
+}  // namespace pagecheck::kernels

@@ -1,0 +1,311 @@
+// v3_gqa's version-2 declaration, its can_implement refusals, its workspace, its partition-size
+// policy and its loader-mode choice (CPU only: nothing here touches a device, since the
+// pc_device_info carries the shared-memory limit and the SM count). Skipped without CUDA kernels.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attention_gqa/gqa_host.h"
+#include "attention_gqa/gqa_params.h"
+#include "pagecheck/registry.h"
+
+namespace pagecheck {
+namespace {
+
+pc_device_info h200() {
+  pc_device_info d{};
+  d.struct_size = sizeof d;
+  d.sm_count = 132;
+  d.cc_major = 9;
+  d.max_shared_per_block = 232448;
+  d.l2_bytes = 60 << 20;
+  return d;
+}
+
+const void* aligned(uintptr_t n) {
+  return reinterpret_cast<const void*>(n << 12);
+}
+
+/// A valid call: float16 queries, 16 / 2 heads (group 8), head 128, block 16, an NHD cache of
+/// fp8 e4m3 codes with per-kv-head scales, 3 sequences of up to 4 new tokens, sinks, a window.
+pc_paged_attention_args gqa_args() {
+  pc_paged_attention_args a{};
+  a.struct_size = sizeof a;
+  a.dtype = PC_DTYPE_FLOAT16;
+  a.num_heads = 16;
+  a.scale = 0.088f;
+  a.query = aligned(1);
+  a.query_stride_token = 16 * 128;
+  a.query_stride_head = 128;
+  a.key_cache = aligned(2);
+  a.value_cache = aligned(3);
+  pc_kv_cache& c = a.cache;
+  c.struct_size = sizeof c;
+  c.kind = PC_CACHE_NHD;
+  c.dtype = PC_DTYPE_FP8_E4M3;
+  c.scale_kind = PC_SCALE_PER_KV_HEAD;
+  c.num_blocks = 64;
+  c.num_kv_heads = 2;
+  c.head_size = 128;
+  c.block_size = 16;
+  c.key = {16 * 2 * 128, 128, 2 * 128, 0, 1, 128};
+  c.value = c.key;
+  c.k_scale = static_cast<const float*>(aligned(7));
+  c.v_scale = static_cast<const float*>(aligned(8));
+  pc_ragged_batch& b = a.batch;
+  b.struct_size = sizeof b;
+  b.num_seqs = 3;
+  b.num_query_tokens = 9;
+  b.max_query_len = 4;
+  b.query_start = static_cast<const int32_t*>(aligned(9));
+  b.context_lens = static_cast<const int32_t*>(aligned(4));
+  b.block_table = static_cast<const int32_t*>(aligned(5));
+  b.block_table_stride = 16;
+  b.max_blocks_per_seq = 16;
+  b.max_context_len = 200;
+  pc_attention_features& f = a.features;
+  f.struct_size = sizeof f;
+  f.causal = 1;
+  f.sinks = static_cast<const float*>(aligned(10));
+  f.window = 64;
+  f.soft_cap = 30.f;
+  a.out = const_cast<void*>(aligned(6));
+  a.out_stride_token = 16 * 128;
+  a.out_stride_head = 128;
+  return a;
+}
+
+class Gqa : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!builtin_kernels_available()) GTEST_SKIP() << "no CUDA kernels in this build";
+    register_builtin_kernels(registry);
+    for (const VariantInfo* v : registry.family(PC_FAMILY_PAGED_ATTENTION)) {
+      if (v->name == "v3_gqa") gqa = v;
+    }
+    ASSERT_NE(gqa, nullptr) << "v3_gqa is not registered";
+  }
+  VariantRegistry registry;
+  const VariantInfo* gqa = nullptr;
+};
+
+TEST_F(Gqa, DeclaresLayoutsFp8FeaturesAndMultiTokenQueries) {
+  const VariantInfo& v = *gqa;
+  EXPECT_EQ(v.abi_version, 2);
+  EXPECT_EQ(v.origin, "builtin");
+  for (pc_cache_kind k : {PC_CACHE_X_SPLIT, PC_CACHE_NHD, PC_CACHE_HND}) {
+    EXPECT_TRUE(v.supports_cache_kind(k)) << k;
+  }
+  for (pc_dtype q : {PC_DTYPE_FLOAT32, PC_DTYPE_FLOAT16, PC_DTYPE_BFLOAT16}) {
+    EXPECT_TRUE(v.supports_kv_dtype(q, q)) << q;
+    EXPECT_TRUE(v.supports_kv_dtype(q, PC_DTYPE_FP8_E4M3)) << q;
+    EXPECT_TRUE(v.supports_kv_dtype(q, PC_DTYPE_FP8_E5M2)) << q;
+  }
+  for (pc_scale_kind s : {PC_SCALE_NONE, PC_SCALE_PER_TENSOR, PC_SCALE_PER_KV_HEAD}) {
+    EXPECT_TRUE(v.supports_scale_kind(s)) << s;
+  }
+  EXPECT_EQ(v.max_query_len(), kernels::kGqaMaxQueryLen);
+  EXPECT_EQ(v.variant.context0, PC_CONTEXT0_ZEROS);
+  EXPECT_EQ(v.variant.precision.struct_size, sizeof(pc_precision));
+  EXPECT_EQ(v.variant.precision.qk_accum, PC_ACCUM_FLOAT32);
+  EXPECT_EQ(v.variant.precision.pv_accum, PC_ACCUM_FLOAT32);
+  EXPECT_EQ(v.variant.precision.rounded, 0u);
+  EXPECT_EQ(v.variant.precision.storage_sum_terms, 0);
+  EXPECT_FALSE(v.nondeterministic());
+  const uint64_t caps = PC_CAP_ALIBI | PC_CAP_LARGE_CACHE | PC_CAP_TOKEN_STRIDE |
+                        PC_CAP_HEAD_STRIDE | PC_CAP_STRIDED_OUTPUT | PC_CAP_CACHE_PAD_SHARED |
+                        PC_CAP_CACHE_PAD | PC_CAP_COMBINED_KV | PC_CAP_SINKS | PC_CAP_WINDOW |
+                        PC_CAP_SOFT_CAP | PC_CAP_NON_CAUSAL;
+  EXPECT_EQ(v.variant.caps, caps);
+  const std::vector<int32_t> parts(kernels::kGqaPartitionSizes.begin(),
+                                   kernels::kGqaPartitionSizes.end());
+  EXPECT_EQ(v.partition_sizes, parts);
+  for (int32_t bs : {1, 8, 16, 32, 64, 128, 256}) {
+    EXPECT_NE(std::find(v.block_sizes.begin(), v.block_sizes.end(), bs), v.block_sizes.end())
+        << "block size " << bs;
+  }
+  for (int32_t hs : {64, 128, 256}) {
+    EXPECT_TRUE(v.supports(PC_DTYPE_FLOAT16, hs, 16)) << "head size " << hs;
+  }
+}
+
+TEST_F(Gqa, AcceptsTheCallsItImplements) {
+  struct Case {
+    const char* what;
+    void (*change)(pc_paged_attention_args&);
+  };
+  const Case cases[] = {
+      {"the base call", [](pc_paged_attention_args&) {}},
+      {"x-split float16, decode, no features",
+       [](pc_paged_attention_args& a) {
+         a.cache.kind = PC_CACHE_X_SPLIT;
+         a.cache.dtype = PC_DTYPE_FLOAT16;
+         a.cache.scale_kind = PC_SCALE_NONE;
+         a.cache.k_scale = a.cache.v_scale = nullptr;
+         a.cache.key = {2 * 128 * 16, 128 * 16, 8, 16 * 8, 1, 8};
+         a.cache.value = {2 * 128 * 16, 128 * 16, 1, 0, 16, 128};
+         a.batch.query_start = nullptr;
+         a.batch.num_query_tokens = 3;
+         a.batch.max_query_len = 1;
+         a.features =
+             pc_attention_features{sizeof(pc_attention_features), nullptr, nullptr, 0, 0.f, 1};
+       }},
+      {"HND bfloat16 queries, e5m2 per tensor, combined",
+       [](pc_paged_attention_args& a) {
+         a.dtype = PC_DTYPE_BFLOAT16;
+         a.cache.kind = PC_CACHE_HND;
+         a.cache.dtype = PC_DTYPE_FP8_E5M2;
+         a.cache.scale_kind = PC_SCALE_PER_TENSOR;
+         a.cache.combined = 1;
+         a.cache.value_base = 2 * 16 * 128;
+       }},
+      {"float32 queries on an fp8 cache",
+       [](pc_paged_attention_args& a) { a.dtype = PC_DTYPE_FLOAT32; }},
+      {"16 new tokens, non-causal",
+       [](pc_paged_attention_args& a) {
+         a.batch.max_query_len = 16;
+         a.features.causal = 0;
+       }},
+      {"block size 256",
+       [](pc_paged_attention_args& a) {
+         a.cache.block_size = 256;
+         a.batch.max_blocks_per_seq = a.batch.block_table_stride = 1;
+       }},
+      {"MQA, 64 query heads",
+       [](pc_paged_attention_args& a) {
+         a.num_heads = 64;
+         a.cache.num_kv_heads = 1;
+       }},
+      {"a padded, misaligned stride (element-by-element loads)",
+       [](pc_paged_attention_args& a) { a.cache.key.slot = 2 * 128 + 3; }},
+      {"all contexts 0", [](pc_paged_attention_args& a) { a.batch.max_context_len = 0; }},
+  };
+  for (const Case& c : cases) {
+    pc_paged_attention_args a = gqa_args();
+    c.change(a);
+    std::string msg;
+    EXPECT_EQ(gqa->can_implement(h200(), &a, &msg), PC_STATUS_OK) << c.what << ": " << msg;
+  }
+}
+
+TEST_F(Gqa, RefusesWhatTheKernelCannotDo) {
+  struct Case {
+    pc_status status;
+    const char* expected;
+    void (*change)(pc_paged_attention_args&);
+  };
+  const Case cases[] = {
+      {PC_STATUS_UNSUPPORTED, "unsupported head_size: 72",
+       [](pc_paged_attention_args& a) {
+         a.cache.head_size = 72;
+         a.cache.key.dim_split = a.cache.value.dim_split = 72;
+       }},
+      {PC_STATUS_UNSUPPORTED, "unsupported dtype: fp8_e4m3",
+       [](pc_paged_attention_args& a) { a.dtype = PC_DTYPE_FP8_E4M3; }},
+      {PC_STATUS_UNSUPPORTED, "cache.dtype bfloat16 with float16",
+       [](pc_paged_attention_args& a) {
+         a.cache.dtype = PC_DTYPE_BFLOAT16;
+         a.cache.scale_kind = PC_SCALE_NONE;
+       }},
+      {PC_STATUS_UNSUPPORTED, "scales only with fp8",
+       [](pc_paged_attention_args& a) { a.cache.dtype = PC_DTYPE_FLOAT16; }},
+      {PC_STATUS_INVALID_ARGUMENT, "k_scale",
+       [](pc_paged_attention_args& a) { a.cache.k_scale = nullptr; }},
+      {PC_STATUS_UNSUPPORTED, "max_query_len (17) exceeds 16",
+       [](pc_paged_attention_args& a) { a.batch.max_query_len = 17; }},
+      {PC_STATUS_INVALID_ARGUMENT, "not a multiple of cache.num_kv_heads",
+       [](pc_paged_attention_args& a) { a.num_heads = 15; }},
+      {PC_STATUS_INVALID_ARGUMENT, "num_query_tokens",
+       [](pc_paged_attention_args& a) { a.batch.query_start = nullptr; }},
+      {PC_STATUS_INVALID_ARGUMENT, "exceeds max_blocks_per_seq * block_size",
+       [](pc_paged_attention_args& a) { a.batch.max_context_len = 257; }},
+      {PC_STATUS_INVALID_ARGUMENT, "features.window",
+       [](pc_paged_attention_args& a) { a.features.window = -1; }},
+      {PC_STATUS_INVALID_ARGUMENT, "args.features.struct_size",
+       [](pc_paged_attention_args& a) { a.features.struct_size = 0; }},
+      {PC_STATUS_INVALID_ARGUMENT, "value_cache is NULL",
+       [](pc_paged_attention_args& a) { a.value_cache = nullptr; }},
+      {PC_STATUS_UNSUPPORTED, "65535 (grid y)",
+       [](pc_paged_attention_args& a) { a.batch.num_seqs = 70000; }},
+  };
+  for (const Case& c : cases) {
+    pc_paged_attention_args a = gqa_args();
+    c.change(a);
+    std::string msg;
+    EXPECT_EQ(gqa->can_implement(h200(), &a, &msg), c.status) << c.expected << ": " << msg;
+    EXPECT_NE(msg.find(c.expected), std::string::npos) << msg;
+  }
+  pc_device_info small = h200();
+  small.max_shared_per_block = 16 * 1024;
+  const pc_paged_attention_args a = gqa_args();
+  std::string msg;
+  EXPECT_EQ(gqa->can_implement(small, &a, &msg), PC_STATUS_UNSUPPORTED);
+  EXPECT_NE(msg.find("shared memory"), std::string::npos) << msg;
+}
+
+TEST_F(Gqa, WorkspaceHoldsEveryPartitionOfEveryRow) {
+  pc_paged_attention_args a = gqa_args();
+  a.features.window = 0;
+  a.batch.max_blocks_per_seq = a.batch.block_table_stride = 1024;
+  a.batch.max_context_len = 16384;
+  // 3 sequences x 2 kv heads x 4 row chunks (group 8 x 4 tokens, 8 rows a block) = 24 blocks
+  // per partition: the largest size whose grid still reaches 2 x 132 blocks is 1024.
+  const int32_t size = kernels::choose_gqa_partition_size(24, 16384, 16384, 132);
+  ASSERT_EQ(size, 1024);
+  const int64_t parts = 16384 / size;
+  const int64_t entries = a.batch.num_query_tokens * a.num_heads * parts;
+  const auto align = [](int64_t b) { return (b + 255) / 256 * 256; };
+  const int64_t expected = 2 * align(entries * 4) + align(entries * 128 * 4);
+  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &a)), expected);
+  // A batch that fills the device with one partition of at most 16384 tokens needs none.
+  a.batch.num_seqs = 512;
+  a.batch.num_query_tokens = 512 * 4;
+  EXPECT_EQ(gqa->workspace_bytes(h200(), &a), 0u);
+}
+
+TEST(GqaPartitionSize, PicksTheLargestListedSizeThatFillsTheDevice) {
+  using kernels::choose_gqa_partition_size;
+  using kernels::kGqaPartitionSizes;
+  for (int64_t rows : {1, 3, 8, 64, 264, 1000, 100000}) {
+    for (int64_t ctx : {1, 64, 65, 1000, 4096, 100000, 1 << 24}) {
+      const int32_t size = choose_gqa_partition_size(rows, ctx, ctx, 132);
+      SCOPED_TRACE("rows " + std::to_string(rows) + " ctx " + std::to_string(ctx));
+      ASSERT_NE(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size),
+                kGqaPartitionSizes.end());
+      const auto blocks = [&](int64_t s) { return rows * ((ctx + s - 1) / s); };
+      EXPECT_LE((ctx + size - 1) / size, kernels::kGqaMaxGridZ);
+      if (size != kGqaPartitionSizes.front()) EXPECT_GE(blocks(size), 264);
+      if (size != kGqaPartitionSizes.back()) {
+        const int32_t next =
+            *(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size) + 1);
+        EXPECT_LT(blocks(next), 264) << "a larger size " << next << " would still fill it";
+      }
+    }
+  }
+  EXPECT_EQ(choose_gqa_partition_size(1, int64_t{1} << 31, int64_t{1} << 31, 132), 0);
+}
+
+TEST(GqaLoadMode, VectorsWhereTheStridesAllowThemElementsElsewhere) {
+  using kernels::gqa_load_mode;
+  // float16, 2 kv heads, head 128, block 16 (x = 8).
+  const pc_cache_strides xkey{2 * 128 * 16, 128 * 16, 8, 16 * 8, 1, 8};
+  const pc_cache_strides xvalue{2 * 128 * 16, 128 * 16, 1, 0, 16, 128};
+  const pc_cache_strides nhd{16 * 2 * 128, 128, 2 * 128, 0, 1, 128};
+  const pc_cache_strides doubled{2 * 16 * 2 * 128, 2 * 128, 2 * 2 * 128, 0, 2, 128};
+  EXPECT_EQ(gqa_load_mode(xkey, 128, 16, 2, true), kernels::kGqaLoadDimVector);
+  EXPECT_EQ(gqa_load_mode(xvalue, 128, 16, 2, true), kernels::kGqaLoadSlotVector);
+  EXPECT_EQ(gqa_load_mode(nhd, 128, 16, 2, true), kernels::kGqaLoadDimVector);
+  EXPECT_EQ(gqa_load_mode(nhd, 128, 16, 1, true), kernels::kGqaLoadDimVector);
+  EXPECT_EQ(gqa_load_mode(doubled, 128, 16, 2, true), kernels::kGqaLoadScalar);
+  EXPECT_EQ(gqa_load_mode(nhd, 128, 16, 2, false), kernels::kGqaLoadScalar);
+  EXPECT_EQ(gqa_load_mode(xvalue, 128, 1, 2, true), kernels::kGqaLoadScalar);  // block size 1
+  pc_cache_strides odd = nhd;
+  odd.slot += 3;
+  EXPECT_EQ(gqa_load_mode(odd, 128, 16, 2, true), kernels::kGqaLoadScalar);
+}
+
+}  // namespace
+}  // namespace pagecheck

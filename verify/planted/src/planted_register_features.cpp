@@ -1,0 +1,270 @@
+/// Registration of the generic planted variants of issues 15 and 16 (planted_features.h) through
+/// the plugin ABI v2: their pc_variant from the declaration table, can_implement, and the
+/// kernels' params from the version-2 arguments.
+#include <cstdio>
+#include <iterator>
+
+#include "pagecheck/plugin_read.h"
+#include "pagecheck/registry.h"
+#include "pagecheck/verify/planted.h"
+#include "planted_features_kernels.h"
+#include "planted_register_features.h"
+
+namespace pagecheck::verify {
+namespace {
+
+using planted::FeatureDecl;
+
+const FeatureDecl& decl_of(const pc_variant* self) {
+  return *static_cast<const FeatureDecl*>(self->user_data);
+}
+
+pc_status refuse(char* msg, size_t len, const char* text, pc_status status) {
+  if (msg != nullptr && len > 0) std::snprintf(msg, len, "%s", text);
+  return status;
+}
+
+bool has_bit(uint32_t mask, int bit) {
+  return (mask & (1u << bit)) != 0;
+}
+
+bool is_fp8(pc_dtype d) {
+  return d == PC_DTYPE_FP8_E4M3 || d == PC_DTYPE_FP8_E5M2;
+}
+
+/// The cache checks both families share: the declared KV dtype for token dtype `dtype`, scales
+/// exactly with an fp8 cache, positive sizes.
+pc_status check_cache(const FeatureDecl& d, const pc_kv_cache& c, pc_dtype dtype, char* msg,
+                      size_t len) {
+  if (c.struct_size == 0)
+    return refuse(msg, len, "args.cache.struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
+  if (!has_bit(planted::kTokenDtypes, dtype) && !(is_fp8(dtype) && dtype == c.dtype)) {
+    return refuse(msg, len, "dtype is not float32, float16 or bfloat16", PC_STATUS_UNSUPPORTED);
+  }
+  const bool kv_ok = d.kv_dtype_mask == 0 ? c.dtype == dtype : has_bit(d.kv_dtype_mask, c.dtype);
+  if (!kv_ok || (c.dtype != dtype && !is_fp8(c.dtype))) {
+    return refuse(msg, len, "cache dtype not declared for this dtype", PC_STATUS_UNSUPPORTED);
+  }
+  if (is_fp8(c.dtype) && c.dtype != dtype &&
+      (c.scale_kind == PC_SCALE_NONE || c.k_scale == nullptr || c.v_scale == nullptr)) {
+    return refuse(msg, len, "an fp8 cache needs k_scale and v_scale", PC_STATUS_INVALID_ARGUMENT);
+  }
+  if (c.num_blocks <= 0 || c.num_kv_heads <= 0 || c.head_size <= 0 || c.block_size <= 0) {
+    return refuse(msg, len, "cache sizes must be positive", PC_STATUS_INVALID_ARGUMENT);
+  }
+  return PC_STATUS_OK;
+}
+
+pc_status attention_can_implement(const pc_variant* self, const pc_device_info*, const void* raw,
+                                  char* msg, size_t len) {
+  const auto* args = static_cast<const pc_paged_attention_args*>(raw);
+  if (args == nullptr || args->struct_size == 0) {
+    return refuse(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
+  }
+  const pc_paged_attention_args a = abi::read(*args);
+  if (a.batch.struct_size == 0 || a.features.struct_size == 0) {
+    return refuse(msg, len, "args.batch / args.features struct_size is 0",
+                  PC_STATUS_INVALID_ARGUMENT);
+  }
+  if (is_fp8(a.dtype)) return refuse(msg, len, "fp8 query", PC_STATUS_UNSUPPORTED);
+  const pc_status st = check_cache(decl_of(self), a.cache, a.dtype, msg, len);
+  if (st != PC_STATUS_OK) return st;
+  if (a.cache.head_size > planted::kRowMaxHeadSize) {
+    return refuse(msg, len, "head size above 512", PC_STATUS_UNSUPPORTED);
+  }
+  if (a.num_heads <= 0 || a.num_heads % a.cache.num_kv_heads != 0) {
+    return refuse(msg, len, "num_heads is not a positive multiple of num_kv_heads",
+                  PC_STATUS_INVALID_ARGUMENT);
+  }
+  if (a.batch.query_start == nullptr && a.batch.num_query_tokens != a.batch.num_seqs) {
+    return refuse(msg, len, "num_query_tokens != num_seqs without query_start",
+                  PC_STATUS_INVALID_ARGUMENT);
+  }
+  if (a.batch.num_query_tokens * a.num_heads > (int64_t{1} << 31) * 64) {
+    return refuse(msg, len, "too many (row, head) pairs for one grid", PC_STATUS_UNSUPPORTED);
+  }
+  return PC_STATUS_OK;
+}
+
+planted::FeatureAttentionParams attention_params(const pc_paged_attention_args& raw) {
+  const pc_paged_attention_args a = abi::read(raw);
+  const pc_kv_cache& c = a.cache;
+  planted::FeatureAttentionParams p{};
+  planted::RowArgs& r = p.row;
+  r.dtype = a.dtype;
+  r.kv_dtype = c.dtype;
+  r.scale_kind = c.scale_kind;
+  r.query = a.query;
+  r.query_stride_token = a.query_stride_token;
+  r.query_stride_head = a.query_stride_head;
+  r.key_cache = a.key_cache;
+  r.value_cache = a.value_cache;
+  r.key = c.key;
+  r.value = c.value;
+  r.key_span =
+      planted::row_tensor_span(c.key, c.num_blocks, c.num_kv_heads, c.block_size, c.head_size);
+  r.value_span =
+      planted::row_tensor_span(c.value, c.num_blocks, c.num_kv_heads, c.block_size, c.head_size);
+  r.num_blocks = c.num_blocks;
+  r.num_kv_heads = c.num_kv_heads;
+  r.head_size = c.head_size;
+  r.block_size = c.block_size;
+  r.num_heads = a.num_heads;
+  r.num_seqs = a.batch.num_seqs;
+  r.query_start = a.batch.query_start;
+  r.context_lens = a.batch.context_lens;
+  r.block_table = a.batch.block_table;
+  r.block_table_stride = a.batch.block_table_stride;
+  r.k_scale = c.k_scale;
+  r.v_scale = c.v_scale;
+  r.alibi_slopes = a.features.alibi_slopes;
+  r.sinks = a.features.sinks;
+  r.window = a.features.window;
+  r.soft_cap = a.features.soft_cap;
+  r.causal = a.features.causal;
+  r.scale = a.scale;
+  p.num_rows = a.batch.num_query_tokens;
+  p.max_context_len = a.batch.max_context_len;
+  p.out = a.out;
+  p.out_stride_token = a.out_stride_token;
+  p.out_stride_head = a.out_stride_head;
+  return p;
+}
+
+size_t attention_workspace(const pc_variant*, const pc_device_info*, const void* args) {
+  return planted::feature_attention_workspace(
+      attention_params(*static_cast<const pc_paged_attention_args*>(args)));
+}
+
+pc_status attention_launch(const pc_variant* self, const pc_device_info*, const void* args,
+                           void* workspace, void* stream, char* msg, size_t len) {
+  const char* err = planted::launch_feature_attention(
+      attention_params(*static_cast<const pc_paged_attention_args*>(args)), decl_of(self).row_bug,
+      workspace, stream);
+  return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
+}
+
+planted::FeatureCopyParams copy_params(pc_dtype dtype, int64_t num_tokens, const pc_kv_cache& c,
+                                       const void* key_cache, const void* value_cache,
+                                       const int64_t* slot_mapping) {
+  planted::FeatureCopyParams p{};
+  p.dtype = dtype;
+  p.kv_dtype = c.dtype;
+  p.scale_kind = c.scale_kind;
+  p.k_scale = c.k_scale;
+  p.v_scale = c.v_scale;
+  p.num_tokens = num_tokens;
+  p.key_cache = const_cast<void*>(key_cache);
+  p.value_cache = const_cast<void*>(value_cache);
+  p.key_strides = c.key;
+  p.value_strides = c.value;
+  p.num_kv_heads = c.num_kv_heads;
+  p.head_size = c.head_size;
+  p.block_size = c.block_size;
+  p.slot_mapping = slot_mapping;
+  return p;
+}
+
+pc_status gather_can_implement(const pc_variant* self, const pc_device_info*, const void* raw,
+                               char* msg, size_t len) {
+  const auto* args = static_cast<const pc_gather_args*>(raw);
+  if (args == nullptr || args->struct_size == 0) {
+    return refuse(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
+  }
+  const pc_gather_args a = abi::read(*args);
+  const pc_status st = check_cache(decl_of(self), a.cache, a.dtype, msg, len);
+  if (st != PC_STATUS_OK) return st;
+  if (a.dtype != a.cache.dtype && a.dequantize == 0) {
+    return refuse(msg, len, "a raw gather needs dtype == cache dtype", PC_STATUS_INVALID_ARGUMENT);
+  }
+  if (a.num_tokens > 0x7fffffff) return refuse(msg, len, "too many tokens", PC_STATUS_UNSUPPORTED);
+  return PC_STATUS_OK;
+}
+
+pc_status gather_launch(const pc_variant*, const pc_device_info*, const void* raw, void*,
+                        void* stream, char* msg, size_t len) {
+  const pc_gather_args a = abi::read(*static_cast<const pc_gather_args*>(raw));
+  planted::FeatureCopyParams p =
+      copy_params(a.dtype, a.num_tokens, a.cache, a.key_cache, a.value_cache, a.slot_mapping);
+  p.dequantize = a.dequantize;
+  p.key = a.key_out;
+  p.key_stride_token = a.key_stride_token;
+  p.key_stride_head = a.key_stride_head;
+  p.value = a.value_out;
+  p.value_stride_token = a.value_stride_token;
+  p.value_stride_head = a.value_stride_head;
+  const char* err = planted::launch_feature_gather(p, stream);
+  return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
+}
+
+pc_status reshape_can_implement(const pc_variant* self, const pc_device_info*, const void* raw,
+                                char* msg, size_t len) {
+  const auto* args = static_cast<const pc_reshape_and_cache_args*>(raw);
+  if (args == nullptr || args->struct_size == 0) {
+    return refuse(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
+  }
+  const pc_reshape_and_cache_args a = abi::read(*args);
+  const pc_status st = check_cache(decl_of(self), a.cache, a.dtype, msg, len);
+  if (st != PC_STATUS_OK) return st;
+  if (a.num_tokens > 0x7fffffff) return refuse(msg, len, "too many tokens", PC_STATUS_UNSUPPORTED);
+  return PC_STATUS_OK;
+}
+
+pc_status reshape_launch(const pc_variant* self, const pc_device_info*, const void* raw, void*,
+                         void* stream, char* msg, size_t len) {
+  const pc_reshape_and_cache_args a =
+      abi::read(*static_cast<const pc_reshape_and_cache_args*>(raw));
+  planted::FeatureCopyParams p =
+      copy_params(a.dtype, a.num_tokens, a.cache, a.key_cache, a.value_cache, a.slot_mapping);
+  p.key = const_cast<void*>(a.key);
+  p.key_stride_token = a.key_stride_token;
+  p.key_stride_head = a.key_stride_head;
+  p.value = const_cast<void*>(a.value);
+  p.value_stride_token = a.value_stride_token;
+  p.value_stride_head = a.value_stride_head;
+  const char* err = planted::launch_feature_reshape(p, decl_of(self).copy_bug, stream);
+  return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
+}
+
+}  // namespace
+
+bool register_feature_variant(VariantRegistry& registry, const PlantedVariant& p) {
+  const FeatureDecl* d = planted::find_feature_decl(p.name.c_str());
+  if (d == nullptr) return false;
+  pc_variant v{};
+  v.struct_size = sizeof v;
+  v.name = p.name.c_str();
+  v.description = p.description.c_str();
+  v.family = d->family;
+  v.dtype_mask = planted::kTokenDtypes;
+  v.kv_dtype_mask = d->kv_dtype_mask;
+  v.cache_kind_mask = d->cache_kind_mask;
+  v.scale_kind_mask = d->scale_kind_mask;
+  v.head_sizes = d->wide_sizes ? planted::kControlHeadSizes : planted::kBugHeadSizes;
+  v.num_head_sizes = static_cast<int32_t>(d->wide_sizes ? std::size(planted::kControlHeadSizes)
+                                                        : std::size(planted::kBugHeadSizes));
+  v.block_sizes = d->wide_sizes ? planted::kControlBlockSizes : planted::kBugBlockSizes;
+  v.num_block_sizes = static_cast<int32_t>(d->wide_sizes ? std::size(planted::kControlBlockSizes)
+                                                         : std::size(planted::kBugBlockSizes));
+  v.caps = planted::kFeatureLayoutCaps | d->caps;
+  v.max_query_len = d->max_query_len;
+  v.precision.struct_size = sizeof(pc_precision);  // strict float32
+  v.context0 = d->context0;
+  v.nondeterministic = 0;
+  v.user_data = const_cast<FeatureDecl*>(d);
+  if (d->family == PC_FAMILY_PAGED_ATTENTION) {
+    v.can_implement = attention_can_implement;
+    v.workspace_bytes = attention_workspace;
+    v.launch = attention_launch;
+  } else if (d->family == PC_FAMILY_GATHER_CACHED_KV) {
+    v.can_implement = gather_can_implement;
+    v.launch = gather_launch;
+  } else {
+    v.can_implement = reshape_can_implement;
+    v.launch = reshape_launch;
+  }
+  registry.add(v, "planted");
+  return true;
+}
+
+}  // namespace pagecheck::verify
