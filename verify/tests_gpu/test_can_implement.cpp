@@ -57,7 +57,9 @@ pc_paged_attention_args valid_attention_args(int64_t head = 128, int64_t block =
 /// True for a variant whose declaration makes the refusal below moot: it declares the
 /// problem's feature (a block size it takes at run time, a generic-stride cache) itself.
 using DeclaresIt = bool (*)(const VariantInfo&);
-bool declares_nothing_extra(const VariantInfo&) { return false; }
+bool declares_nothing_extra(const VariantInfo&) {
+  return false;
+}
 bool declares_block_size_64(const VariantInfo& v) {
   return std::find(v.block_sizes.begin(), v.block_sizes.end(), 64) != v.block_sizes.end();
 }
@@ -118,8 +120,7 @@ TEST(CanImplement, AttentionRefusesUncompiledHeadSize) {
 TEST(CanImplement, AttentionRefusesUncompiledBlockSize) {
   PAGECHECK_SKIP_WITHOUT_KERNELS();
   expect_attention_refusal(valid_attention_args(128, 64), PC_STATUS_UNSUPPORTED,
-                           "unsupported block_size: 64",
-                           &declares_block_size_64);
+                           "unsupported block_size: 64", &declares_block_size_64);
 }
 
 TEST(CanImplement, AttentionRefusesHeadsNotMultipleOfKvHeads) {
@@ -142,8 +143,7 @@ TEST(CanImplement, AttentionRefusesMisalignedStrides) {
   PAGECHECK_SKIP_WITHOUT_KERNELS();
   pc_paged_attention_args a = valid_attention_args();
   a.cache.value.dim = 17;
-  expect_attention_refusal(a, PC_STATUS_UNSUPPORTED, "cache.value.dim",
-                           &declares_generic_strides);
+  expect_attention_refusal(a, PC_STATUS_UNSUPPORTED, "cache.value.dim", &declares_generic_strides);
   a = valid_attention_args();
   a.query = fake_device_pointer(2);
   expect_attention_refusal(a, PC_STATUS_UNSUPPORTED, "query is not 16-byte aligned",

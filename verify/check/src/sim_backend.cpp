@@ -439,32 +439,32 @@ class SimBackend final : public CaseBackend {
 }  // namespace
 
 std::vector<std::string> correct_sim_variants() {
-  std::vector<std::string> names = {
-      "sim_reference",     "sim_split_k_fp32",     "sim_engine_style",
-      "sim_race_declared", "sim_gather_reference", "sim_reshape_reference"};
+  std::vector<std::string> names = {"sim_reference",        "sim_split_k_fp32",
+                                    "sim_engine_style",     "sim_race_declared",
+                                    "sim_gather_reference", "sim_reshape_reference"};
   for (std::string& n : planted_feature_sim_names(true)) names.push_back(n);
   return names;
 }
 
 std::vector<std::string> buggy_sim_variants() {
   std::vector<std::string> names = {"sim_context_off_by_one",
-          "sim_skip_last_partial_block",
-          "sim_zero_weight_nan",
-          "sim_scale_twice",
-          "sim_wrong_kv_head",
-          "sim_partition_max_only",
-          "sim_engine_style_drop_partition",
-          "sim_table_stride_from_width",
-          "sim_finite_mask_sentinel",
-          "sim_parts_from_bound",
-          "sim_gqa_group_le8",
-          "sim_gather_one_block_per_token",
-          "sim_reshape_one_block_per_token",
-          "sim_race_last_bit",
-          "sim_context0_nan",
-          "sim_gather_reads_slot_minus1",
-          "sim_gather_value_layout_keys",
-          "sim_reshape_writes_slot_minus1"};
+                                    "sim_skip_last_partial_block",
+                                    "sim_zero_weight_nan",
+                                    "sim_scale_twice",
+                                    "sim_wrong_kv_head",
+                                    "sim_partition_max_only",
+                                    "sim_engine_style_drop_partition",
+                                    "sim_table_stride_from_width",
+                                    "sim_finite_mask_sentinel",
+                                    "sim_parts_from_bound",
+                                    "sim_gqa_group_le8",
+                                    "sim_gather_one_block_per_token",
+                                    "sim_reshape_one_block_per_token",
+                                    "sim_race_last_bit",
+                                    "sim_context0_nan",
+                                    "sim_gather_reads_slot_minus1",
+                                    "sim_gather_value_layout_keys",
+                                    "sim_reshape_writes_slot_minus1"};
   for (std::string& n : planted_feature_sim_names(false)) names.push_back(n);
   return names;
 }
