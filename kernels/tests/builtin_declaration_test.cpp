@@ -8,73 +8,26 @@
 #include <vector>
 
 #include "attention/attention_params.h"
+#include "declaration_test_support.h"
 #include "pagecheck/registry.h"
 
 namespace pagecheck {
 namespace {
 
-pc_device_info h200() {
-  pc_device_info d{};
-  d.struct_size = sizeof d;
-  d.sm_count = 132;
-  d.cc_major = 9;
-  d.max_shared_per_block = 232448;
-  d.l2_bytes = 60 << 20;
-  return d;
-}
-
-const void* aligned(uintptr_t n) {
-  return reinterpret_cast<const void*>(n << 12);
-}
+using declaration_test::aligned;
+using declaration_test::h200;
 
 /// A valid float16 decode call: 4 sequences, 8/2 heads, head 128, block 16, packed x-split.
 pc_paged_attention_args decode_args() {
-  pc_paged_attention_args a{};
-  a.struct_size = sizeof a;
-  a.dtype = PC_DTYPE_FLOAT16;
-  a.num_heads = 8;
-  a.scale = 0.125f;
-  a.query = aligned(1);
-  a.query_stride_token = 8 * 128;
-  a.query_stride_head = 128;
-  a.key_cache = aligned(2);
-  a.value_cache = aligned(3);
-  pc_kv_cache& c = a.cache;
-  c.struct_size = sizeof c;
-  c.kind = PC_CACHE_X_SPLIT;
-  c.dtype = PC_DTYPE_FLOAT16;
-  c.num_blocks = 64;
-  c.num_kv_heads = 2;
-  c.head_size = 128;
-  c.block_size = 16;
-  c.key = {2 * 128 * 16, 128 * 16, 8, 16 * 8, 1, 8};
-  c.value = {2 * 128 * 16, 128 * 16, 1, 0, 16, 128};
-  pc_ragged_batch& b = a.batch;
-  b.struct_size = sizeof b;
-  b.num_seqs = 4;
-  b.num_query_tokens = 4;
-  b.max_query_len = 1;
-  b.context_lens = static_cast<const int32_t*>(aligned(4));
-  b.block_table = static_cast<const int32_t*>(aligned(5));
-  b.block_table_stride = 16;
-  b.max_blocks_per_seq = 16;
-  b.max_context_len = 200;
-  a.features.struct_size = sizeof a.features;
-  a.features.causal = 1;
-  a.out = const_cast<void*>(aligned(6));
-  a.out_stride_token = 8 * 128;
-  a.out_stride_head = 128;
+  pc_paged_attention_args a = declaration_test::attention_skeleton(8, 0.125f);
+  declaration_test::packed_x_split_float16(a.cache);
+  a.batch.num_seqs = 4;
+  a.batch.num_query_tokens = 4;
+  a.batch.max_query_len = 1;
   return a;
 }
 
-class Builtins : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!builtin_kernels_available()) GTEST_SKIP() << "no CUDA kernels in this build";
-    register_builtin_kernels(registry);
-  }
-  VariantRegistry registry;
-};
+using Builtins = declaration_test::BuiltinRegistryTest;
 
 TEST_F(Builtins, DeclareTheDecodeSubsetTheyImplement) {
   ASSERT_EQ(registry.variants().size(), 8u);
@@ -115,12 +68,7 @@ TEST_F(Builtins, DeclareTheDecodeSubsetTheyImplement) {
 }
 
 TEST_F(Builtins, AttentionRefusesWhatTheKernelsCannotDo) {
-  struct Case {
-    pc_status status;
-    const char* expected;
-    void (*change)(pc_paged_attention_args&);
-  };
-  const Case cases[] = {
+  const declaration_test::AttentionRefusal cases[] = {
       {PC_STATUS_UNSUPPORTED, "only x-split",
        [](pc_paged_attention_args& a) { a.cache.kind = PC_CACHE_NHD; }},
       {PC_STATUS_UNSUPPORTED, "cache.dtype fp8_e4m3",
@@ -172,7 +120,7 @@ TEST_F(Builtins, AttentionRefusesWhatTheKernelsCannotDo) {
     const pc_paged_attention_args valid = decode_args();
     ASSERT_EQ(v->can_implement(h200(), &valid, &msg), PC_STATUS_OK) << msg;
     EXPECT_EQ(v->workspace_bytes(h200(), &valid) > 0, v->name == "v2_split");
-    for (const Case& c : cases) {
+    for (const auto& c : cases) {
       pc_paged_attention_args a = decode_args();
       c.change(a);
       const pc_status st = v->can_implement(h200(), &a, &msg);

@@ -10,85 +10,49 @@
 
 #include "attention_gqa/gqa_host.h"
 #include "attention_gqa/gqa_params.h"
+#include "declaration_test_support.h"
 #include "pagecheck/registry.h"
 
 namespace pagecheck {
 namespace {
 
-pc_device_info h200() {
-  pc_device_info d{};
-  d.struct_size = sizeof d;
-  d.sm_count = 132;
-  d.cc_major = 9;
-  d.max_shared_per_block = 232448;
-  d.l2_bytes = 60 << 20;
-  return d;
-}
-
-const void* aligned(uintptr_t n) {
-  return reinterpret_cast<const void*>(n << 12);
-}
+using declaration_test::aligned;
+using declaration_test::h200;
 
 /// A valid call: float16 queries, 16 / 2 heads (group 8), head 128, block 16, an NHD cache of
 /// fp8 e4m3 codes with per-kv-head scales, 3 sequences of up to 4 new tokens, sinks, a window.
 pc_paged_attention_args gqa_args() {
-  pc_paged_attention_args a{};
-  a.struct_size = sizeof a;
-  a.dtype = PC_DTYPE_FLOAT16;
-  a.num_heads = 16;
-  a.scale = 0.088f;
-  a.query = aligned(1);
-  a.query_stride_token = 16 * 128;
-  a.query_stride_head = 128;
-  a.key_cache = aligned(2);
-  a.value_cache = aligned(3);
+  pc_paged_attention_args a = declaration_test::attention_skeleton(16, 0.088f);
   pc_kv_cache& c = a.cache;
-  c.struct_size = sizeof c;
   c.kind = PC_CACHE_NHD;
   c.dtype = PC_DTYPE_FP8_E4M3;
   c.scale_kind = PC_SCALE_PER_KV_HEAD;
-  c.num_blocks = 64;
-  c.num_kv_heads = 2;
-  c.head_size = 128;
-  c.block_size = 16;
   c.key = {16 * 2 * 128, 128, 2 * 128, 0, 1, 128};
   c.value = c.key;
   c.k_scale = static_cast<const float*>(aligned(7));
   c.v_scale = static_cast<const float*>(aligned(8));
   pc_ragged_batch& b = a.batch;
-  b.struct_size = sizeof b;
   b.num_seqs = 3;
   b.num_query_tokens = 9;
   b.max_query_len = 4;
   b.query_start = static_cast<const int32_t*>(aligned(9));
-  b.context_lens = static_cast<const int32_t*>(aligned(4));
-  b.block_table = static_cast<const int32_t*>(aligned(5));
-  b.block_table_stride = 16;
-  b.max_blocks_per_seq = 16;
-  b.max_context_len = 200;
   pc_attention_features& f = a.features;
-  f.struct_size = sizeof f;
-  f.causal = 1;
   f.sinks = static_cast<const float*>(aligned(10));
   f.window = 64;
   f.soft_cap = 30.f;
-  a.out = const_cast<void*>(aligned(6));
-  a.out_stride_token = 16 * 128;
-  a.out_stride_head = 128;
   return a;
 }
 
-class Gqa : public ::testing::Test {
+class Gqa : public declaration_test::BuiltinRegistryTest {
  protected:
   void SetUp() override {
-    if (!builtin_kernels_available()) GTEST_SKIP() << "no CUDA kernels in this build";
-    register_builtin_kernels(registry);
+    BuiltinRegistryTest::SetUp();
+    if (IsSkipped()) return;
     for (const VariantInfo* v : registry.family(PC_FAMILY_PAGED_ATTENTION)) {
       if (v->name == "v3_gqa") gqa = v;
     }
     ASSERT_NE(gqa, nullptr) << "v3_gqa is not registered";
   }
-  VariantRegistry registry;
   const VariantInfo* gqa = nullptr;
 };
 
@@ -141,12 +105,9 @@ TEST_F(Gqa, AcceptsTheCallsItImplements) {
       {"the base call", [](pc_paged_attention_args&) {}},
       {"x-split float16, decode, no features",
        [](pc_paged_attention_args& a) {
-         a.cache.kind = PC_CACHE_X_SPLIT;
-         a.cache.dtype = PC_DTYPE_FLOAT16;
+         declaration_test::packed_x_split_float16(a.cache);
          a.cache.scale_kind = PC_SCALE_NONE;
          a.cache.k_scale = a.cache.v_scale = nullptr;
-         a.cache.key = {2 * 128 * 16, 128 * 16, 8, 16 * 8, 1, 8};
-         a.cache.value = {2 * 128 * 16, 128 * 16, 1, 0, 16, 128};
          a.batch.query_start = nullptr;
          a.batch.num_query_tokens = 3;
          a.batch.max_query_len = 1;
@@ -192,12 +153,7 @@ TEST_F(Gqa, AcceptsTheCallsItImplements) {
 }
 
 TEST_F(Gqa, RefusesWhatTheKernelCannotDo) {
-  struct Case {
-    pc_status status;
-    const char* expected;
-    void (*change)(pc_paged_attention_args&);
-  };
-  const Case cases[] = {
+  const declaration_test::AttentionRefusal cases[] = {
       {PC_STATUS_UNSUPPORTED, "unsupported head_size: 72",
        [](pc_paged_attention_args& a) {
          a.cache.head_size = 72;
@@ -231,7 +187,7 @@ TEST_F(Gqa, RefusesWhatTheKernelCannotDo) {
       {PC_STATUS_UNSUPPORTED, "65535 (grid y)",
        [](pc_paged_attention_args& a) { a.batch.num_seqs = 70000; }},
   };
-  for (const Case& c : cases) {
+  for (const auto& c : cases) {
     pc_paged_attention_args a = gqa_args();
     c.change(a);
     std::string msg;

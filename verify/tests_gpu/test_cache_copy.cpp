@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "case_builder.h"
+#include "copy_exact.h"
 #include "fixed_cases.h"
 #include "gpu_test_support.h"
 #include "pagecheck/reference/cache_copy.h"
@@ -22,31 +23,11 @@ std::string case_name(const ::testing::TestParamInfo<CopyCase>& info) {
 /// Runs every variant of `family` on the case and compares both output buffers bit for bit.
 void expect_every_variant_exact(const CopyCase& c, pc_family family) {
   const gen::CopySpec spec = for_family(c, family);
-  const ref::CacheCopyProblem p = gen::materialize(spec);
-  ref::CacheCopyProblem expected = p;
-  const bool gather = family == PC_FAMILY_GATHER_CACHED_KV;
-  if (gather) {
-    ref::gather_cached_kv(expected);
-  } else {
-    ref::reshape_and_cache(expected);
+  for (const VariantInfo* v : builtin_registry().family(family)) {
+    ASSERT_TRUE(v->supports(verify::to_abi(spec.dtype), spec.head_size, spec.block_size))
+        << "variant " << v->name;
   }
-  const auto variants = builtin_registry().family(family);
-  ASSERT_FALSE(variants.empty()) << "no " << family_name(family) << " variant registered";
-  for (const VariantInfo* v : variants) {
-    SCOPED_TRACE("variant " + v->name);
-    ASSERT_TRUE(v->supports(verify::to_abi(spec.dtype), spec.head_size, spec.block_size));
-    const verify::CopyRun run =
-        gather ? verify::run_gather_cached_kv(*v, p) : verify::run_reshape_and_cache(*v, p);
-    ASSERT_EQ(run.outcome.disposition, verify::LaunchDisposition::kLaunched)
-        << disposition_name(run.outcome.disposition) << ": " << run.outcome.message;
-    EXPECT_TRUE(run.outcome.guards_intact) << run.outcome.guard_report;
-    const std::size_t out_elem = dtype_size(gather ? p.dtype : p.cache.dtype);
-    EXPECT_EQ(byte_difference(gather ? expected.key : expected.key_cache, run.first, out_elem), "")
-        << (gather ? "key_out" : "key_cache");
-    EXPECT_EQ(byte_difference(gather ? expected.value : expected.value_cache, run.second, out_elem),
-              "")
-        << (gather ? "value_out" : "value_cache");
-  }
+  expect_copy_exact(gen::materialize(spec), family);
 }
 
 class CacheCopyFixed : public ::testing::TestWithParam<CopyCase> {};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "case_builder.h"
+#include "copy_exact.h"
 #include "gpu_test_support.h"
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/verify/abi_args.h"
@@ -106,49 +107,18 @@ std::vector<LayoutCase> layout_cases() {
   return out;
 }
 
-/// Runs every built-in variant of `family` on `p` and compares both outputs with the reference.
-/// The reference runs first, so a build without a device still materializes every case and runs
-/// the reference before the skip.
-void expect_exact(const ref::CacheCopyProblem& p, pc_family family) {
-  ref::CacheCopyProblem expected = p;
-  const bool gather = family == PC_FAMILY_GATHER_CACHED_KV;
-  if (gather) {
-    ref::gather_cached_kv(expected);
-  } else {
-    ref::reshape_and_cache(expected);
-  }
-  PAGECHECK_SKIP_WITHOUT_DEVICE();
-  const auto variants = builtin_registry().family(family);
-  ASSERT_FALSE(variants.empty()) << "no " << family_name(family) << " variant registered";
-  const std::size_t out_elem = dtype_size(gather ? p.dtype : p.cache.dtype);
-  for (const VariantInfo* v : variants) {
-    SCOPED_TRACE("variant " + v->name);
-    const verify::CopyRun run =
-        gather ? verify::run_gather_cached_kv(*v, p) : verify::run_reshape_and_cache(*v, p);
-    ASSERT_EQ(run.outcome.disposition, verify::LaunchDisposition::kLaunched)
-        << disposition_name(run.outcome.disposition) << ": " << run.outcome.message;
-    EXPECT_TRUE(run.outcome.guards_intact) << run.outcome.guard_report;
-    EXPECT_EQ(byte_difference(gather ? expected.key : expected.key_cache, run.first, out_elem), "")
-        << (gather ? "key_out" : "key_cache");
-    if (p.cache.combined && !gather) continue;  // one allocation: run.first holds both halves
-    EXPECT_EQ(byte_difference(gather ? expected.value : expected.value_cache, run.second, out_elem),
-              "")
-        << (gather ? "value_out" : "value_cache");
-  }
-}
-
 class CopyLayouts : public ::testing::TestWithParam<LayoutCase> {};
 
 TEST_P(CopyLayouts, GatherBitExact) {
-  expect_exact(gen::materialize(for_family(GetParam().copy, PC_FAMILY_GATHER_CACHED_KV)),
-               PC_FAMILY_GATHER_CACHED_KV);
+  expect_copy_exact(gen::materialize(for_family(GetParam().copy, PC_FAMILY_GATHER_CACHED_KV)),
+                    PC_FAMILY_GATHER_CACHED_KV);
 }
 
 TEST_P(CopyLayouts, ReshapeBitExact) {
   if (GetParam().gather_only) GTEST_SKIP() << "raw fp8 codes: a gather case";
   gen::CopySpec spec = for_family(GetParam().copy, PC_FAMILY_RESHAPE_AND_CACHE);
   spec.dequantize = false;
-  expect_exact(gen::materialize(spec), PC_FAMILY_RESHAPE_AND_CACHE);
+  expect_copy_exact(gen::materialize(spec), PC_FAMILY_RESHAPE_AND_CACHE);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, CopyLayouts, ::testing::ValuesIn(layout_cases()),
@@ -168,75 +138,80 @@ void put_bits(std::vector<std::byte>& buffer, int64_t index, uint32_t bits, std:
   std::memcpy(buffer.data() + index * static_cast<int64_t>(size), &bits, size);
 }
 
-/// NaN (with payloads, both signs), +-infinity and values beyond the largest finite one in the
-/// tokens a reshape quantizes: NaN -> 0x7f, infinities and overflow saturate (docs/dtypes.md).
-TEST(CopyFp8Specials, QuantizeNanAndInfinity) {
+/// The specials tests: for every fp8 cache dtype `kv` and token dtype `dtype`, the problem of
+/// `family` on 9 tokens (2 heads of 64) and a cache of kind `kind` with `scale` scales (16-slot
+/// blocks) and mixed contents of `seed` (a reshape quantizes), `plant(p, dtype, kv, t)` writing
+/// the special values around its first live token t, then every variant bit for bit.
+template <typename Plant>
+void check_specials(pc_family family, CacheKind kind, ScaleKind scale, uint64_t seed, Plant plant) {
+  const bool gather = family == PC_FAMILY_GATHER_CACHED_KV;
   for (DType kv : {DType::kFloat8E4M3, DType::kFloat8E5M2}) {
     for (DType dtype : {DType::kFloat16, DType::kBFloat16, DType::kFloat32}) {
-      SCOPED_TRACE(std::string(dtype_name(dtype)) + " -> " + dtype_name(kv));
-      LayoutCase c = layout(Copy("specials", dtype, 64, 16, 2, 9, 12, 0, 41), CacheKind::kNHD, kv,
-                            ScaleKind::kPerKvHead, false, gen::Regime::kMixed);
-      gen::CopySpec spec = for_family(c.copy, PC_FAMILY_RESHAPE_AND_CACHE);
-      spec.dequantize = false;
+      SCOPED_TRACE(std::string(dtype_name(dtype)) + (gather ? " <- " : " -> ") + dtype_name(kv));
+      const LayoutCase c = layout(Copy("specials", dtype, 64, 16, 2, 9, 12, 0, seed), kind, kv,
+                                  scale, false, gen::Regime::kMixed);
+      gen::CopySpec spec = for_family(c.copy, family);
+      if (!gather) spec.dequantize = false;
       ref::CacheCopyProblem p = gen::materialize(spec);
       const int64_t t = first_live_token(p);
       ASSERT_GE(t, 0);
-      const std::size_t size = dtype_size(dtype);
-      const bool f32 = dtype == DType::kFloat32, f16 = dtype == DType::kFloat16;
-      const uint32_t specials[] = {
-          f32   ? 0x7fc01234u
-          : f16 ? 0x7e01u
-                : 0x7fc1u,  // NaN with a payload
-          f32   ? 0xffc00000u
-          : f16 ? 0xfe00u
-                : 0xffc0u,  // negative NaN
-          f32   ? 0x7f800000u
-          : f16 ? 0x7c00u
-                : 0x7f80u,  // +infinity
-          f32   ? 0xff800000u
-          : f16 ? 0xfc00u
-                : 0xff80u,  // -infinity
-          f32   ? 0x7f7fffffu
-          : f16 ? 0x7bffu
-                : 0x7f7fu,  // largest finite
-          f32   ? 0x80000001u
-          : f16 ? 0x8001u
-                : 0x8001u,  // tiny negative: -0
-      };
-      for (int64_t i = 0; i < static_cast<int64_t>(std::size(specials)); ++i) {
-        put_bits(p.key, p.key_layout.offset(t, i % 2, i), specials[i], size);
-        put_bits(p.value, p.value_layout.offset(t, (i + 1) % 2, 3 * i), specials[i], size);
-      }
-      expect_exact(p, PC_FAMILY_RESHAPE_AND_CACHE);
+      plant(p, dtype, kv, t);
+      expect_copy_exact(p, family);
     }
   }
+}
+
+/// NaN (with payloads, both signs), +-infinity and values beyond the largest finite one in the
+/// tokens a reshape quantizes: NaN -> 0x7f, infinities and overflow saturate (docs/dtypes.md).
+TEST(CopyFp8Specials, QuantizeNanAndInfinity) {
+  const auto plant = [](ref::CacheCopyProblem& p, DType dtype, DType, int64_t t) {
+    const std::size_t size = dtype_size(dtype);
+    const bool f32 = dtype == DType::kFloat32, f16 = dtype == DType::kFloat16;
+    const uint32_t specials[] = {
+        f32   ? 0x7fc01234u
+        : f16 ? 0x7e01u
+              : 0x7fc1u,  // NaN with a payload
+        f32   ? 0xffc00000u
+        : f16 ? 0xfe00u
+              : 0xffc0u,  // negative NaN
+        f32   ? 0x7f800000u
+        : f16 ? 0x7c00u
+              : 0x7f80u,  // +infinity
+        f32   ? 0xff800000u
+        : f16 ? 0xfc00u
+              : 0xff80u,  // -infinity
+        f32   ? 0x7f7fffffu
+        : f16 ? 0x7bffu
+              : 0x7f7fu,  // largest finite
+        f32   ? 0x80000001u
+        : f16 ? 0x8001u
+              : 0x8001u,  // tiny negative: -0
+    };
+    for (int64_t i = 0; i < static_cast<int64_t>(std::size(specials)); ++i) {
+      put_bits(p.key, p.key_layout.offset(t, i % 2, i), specials[i], size);
+      put_bits(p.value, p.value_layout.offset(t, (i + 1) % 2, 3 * i), specials[i], size);
+    }
+  };
+  check_specials(PC_FAMILY_RESHAPE_AND_CACHE, CacheKind::kNHD, ScaleKind::kPerKvHead, 41, plant);
 }
 
 /// NaN codes (both signs, every E5M2 NaN payload) and E5M2 infinities dequantized: the
 /// reference's NaN of the output dtype, infinities times the scale.
 TEST(CopyFp8Specials, DequantizeNanAndInfinityCodes) {
-  for (DType kv : {DType::kFloat8E4M3, DType::kFloat8E5M2}) {
-    for (DType dtype : {DType::kFloat16, DType::kBFloat16, DType::kFloat32}) {
-      SCOPED_TRACE(std::string(dtype_name(dtype)) + " <- " + dtype_name(kv));
-      LayoutCase c = layout(Copy("specials", dtype, 64, 16, 2, 9, 12, 0, 42), CacheKind::kHND, kv,
-                            ScaleKind::kPerTensor, false, gen::Regime::kMixed);
-      ref::CacheCopyProblem p = gen::materialize(for_family(c.copy, PC_FAMILY_GATHER_CACHED_KV));
-      const int64_t t = first_live_token(p);
-      ASSERT_GE(t, 0);
-      const int64_t slot = p.slot_mapping[t];
-      const int64_t block = slot / p.cache.block_size, offset = slot % p.cache.block_size;
-      const bool e5m2 = kv == DType::kFloat8E5M2;
-      const std::vector<uint32_t> codes =
-          e5m2 ? std::vector<uint32_t>{0x7d, 0x7e, 0x7f, 0xfd, 0xfe, 0xff, 0x7c, 0xfc, 0x7b, 0x80}
-               : std::vector<uint32_t>{0x7f, 0xff, 0x7e, 0xfe, 0x01, 0x80};
-      for (std::size_t i = 0; i < codes.size(); ++i) {
-        const int64_t d = static_cast<int64_t>(i);
-        put_bits(p.key_cache, p.cache.key_at(block, d % 2, offset, d), codes[i], 1);
-        put_bits(p.value_cache, p.cache.value_at(block, (d + 1) % 2, offset, 2 * d), codes[i], 1);
-      }
-      expect_exact(p, PC_FAMILY_GATHER_CACHED_KV);
+  const auto plant = [](ref::CacheCopyProblem& p, DType, DType kv, int64_t t) {
+    const int64_t slot = p.slot_mapping[t];
+    const int64_t block = slot / p.cache.block_size, offset = slot % p.cache.block_size;
+    const bool e5m2 = kv == DType::kFloat8E5M2;
+    const std::vector<uint32_t> codes =
+        e5m2 ? std::vector<uint32_t>{0x7d, 0x7e, 0x7f, 0xfd, 0xfe, 0xff, 0x7c, 0xfc, 0x7b, 0x80}
+             : std::vector<uint32_t>{0x7f, 0xff, 0x7e, 0xfe, 0x01, 0x80};
+    for (std::size_t i = 0; i < codes.size(); ++i) {
+      const int64_t d = static_cast<int64_t>(i);
+      put_bits(p.key_cache, p.cache.key_at(block, d % 2, offset, d), codes[i], 1);
+      put_bits(p.value_cache, p.cache.value_at(block, (d + 1) % 2, offset, 2 * d), codes[i], 1);
     }
-  }
+  };
+  check_specials(PC_FAMILY_GATHER_CACHED_KV, CacheKind::kHND, ScaleKind::kPerTensor, 42, plant);
 }
 
 }  // namespace

@@ -20,12 +20,38 @@ __device__ __forceinline__ int64_t dim_offset(const CacheTensor& c, int dim) {
   return int64_t{g} * c.group + int64_t{dim - g * c.dim_split} * c.dim;
 }
 
+/// A cache slot number (block * block_size + offset) split into its block and offset.
+struct SlotPosition {
+  int64_t block;
+  int64_t offset;
+};
+
+/// Splits `slot` (>= 0) with a 32-bit division where it fits (a 64-bit one is a long software
+/// sequence on the GPU; slots reach 2^31 only in caches of more than 2^31 slots).
+__device__ __forceinline__ SlotPosition slot_position(int64_t slot, int block_size) {
+  SlotPosition s;
+  if (slot <= INT32_MAX) {
+    const uint32_t narrow = static_cast<uint32_t>(slot);
+    const uint32_t block = narrow / static_cast<uint32_t>(block_size);
+    s.block = block;
+    s.offset = narrow - block * static_cast<uint32_t>(block_size);
+  } else {
+    s.block = slot / block_size;
+    s.offset = slot - s.block * block_size;
+  }
+  return s;
+}
+
+/// Offset of (block, head, slot, 0) for the slot at `s`.
+__device__ __forceinline__ int64_t row_offset(const CacheTensor& c, const SlotPosition& s,
+                                              int head) {
+  return s.block * c.block + s.offset * c.slot + int64_t{head} * c.head;
+}
+
 /// Offset of (block, head, slot, 0) for cache slot number `slot` (block * block_size + offset).
 __device__ __forceinline__ int64_t row_offset(const CacheTensor& c, int64_t slot, int block_size,
                                               int head) {
-  const int64_t block = slot / block_size;
-  const int64_t offset = slot - block * block_size;
-  return block * c.block + offset * c.slot + int64_t{head} * c.head;
+  return row_offset(c, slot_position(slot, block_size), head);
 }
 
 /// One item: token `token`, kv head `head`, first dim `dim` of its chunk.
@@ -46,14 +72,18 @@ __device__ __forceinline__ TileItem tile_item(const CopyParams& p, int u, int ch
       (int64_t{blockIdx.x} * p.unroll + u) * kTileThreads + static_cast<int64_t>(threadIdx.x);
   int64_t token;
   int vec;
+  // 32-bit divisions where the item index fits (a 64-bit one is a long software sequence).
   if (p.token_fastest) {
     const int64_t per_tile = int64_t{kTileTokens} * vectors;
-    const int64_t tile = idx / per_tile;
+    const int64_t tile = idx <= INT32_MAX
+                             ? int64_t{static_cast<uint32_t>(idx) / static_cast<uint32_t>(per_tile)}
+                             : idx / per_tile;
     const int rem = static_cast<int>(idx - tile * per_tile);
     vec = rem / kTileTokens;
     token = tile * kTileTokens + (rem - vec * kTileTokens);
   } else {
-    token = idx / vectors;
+    token = idx <= INT32_MAX ? int64_t{static_cast<uint32_t>(idx) / static_cast<uint32_t>(vectors)}
+                             : idx / vectors;
     vec = static_cast<int>(idx - token * vectors);
   }
   TileItem item;
@@ -64,15 +94,58 @@ __device__ __forceinline__ TileItem tile_item(const CopyParams& p, int u, int ch
   return item;
 }
 
+/// Dim `dim` of a tensor as (its dim_split group, its index inside the group).
+struct DimPosition {
+  int group;
+  int in_group;
+};
+
+/// dim's group and index without a division in the common layouts: one group (NHD, HND, x-split
+/// values: dim_split = head_size) or groups of exactly N dims (x-split keys, N a power of two);
+/// a division otherwise.
+template <int N>
+__device__ __forceinline__ DimPosition dim_position(const CacheTensor& c, int dim) {
+  DimPosition d;
+  if (dim < c.dim_split) {
+    d.group = 0;
+  } else if (c.dim_split == N) {
+    d.group = dim / N;
+  } else {
+    d.group = dim / c.dim_split;
+  }
+  d.in_group = dim - d.group * c.dim_split;
+  return d;
+}
+
+/// Offset of the first element of a chunk of N dims starting at `d`.
+__device__ __forceinline__ int64_t chunk_offset(const CacheTensor& c, const DimPosition& d) {
+  return int64_t{d.group} * c.group + int64_t{d.in_group} * c.dim;
+}
+
+/// True when dims dim .. dim + n - 1 lie in one dim_split group (then they are c.dim apart from
+/// the chunk's first element); `in_group` is dim's index inside its group.
+__device__ __forceinline__ bool chunk_in_one_group(const CacheTensor& c, int in_group, int n) {
+  return in_group + n <= c.dim_split;
+}
+
 /// Loads the N cache elements of a chunk starting at row offset `row` + dim `dim`: one 16-byte
-/// load when the tensor allows it, else N strided scalar loads.
+/// load when the tensor allows it, else N scalar loads c.dim apart (one division for the chunk:
+/// a chunk inside one dim group, as x-split values always are), or element by element where
+/// the chunk crosses a group boundary.
 template <typename Elem, int N>
 __device__ __forceinline__ void load_cache_chunk(const CacheTensor& c, int64_t row, int dim,
                                                  Chunk<Elem, N>& out) {
   static_assert(N * sizeof(Elem) == 16, "a cache chunk is 16 bytes");
   const Elem* base = static_cast<const Elem*>(c.data) + row;
+  const DimPosition d = dim_position<N>(c, dim);
   if (c.vector) {
-    out.v[0] = load16(base + dim_offset(c, dim));
+    out.v[0] = load16(base + chunk_offset(c, d));
+    return;
+  }
+  if (chunk_in_one_group(c, d.in_group, N)) {
+    const Elem* first = base + chunk_offset(c, d);
+#pragma unroll
+    for (int j = 0; j < N; ++j) out.e[j] = __ldg(first + j * c.dim);
   } else {
 #pragma unroll
     for (int j = 0; j < N; ++j) out.e[j] = __ldg(base + dim_offset(c, dim + j));
@@ -85,8 +158,15 @@ __device__ __forceinline__ void store_cache_chunk(const CacheTensor& c, int64_t 
                                                   const Chunk<Elem, N>& in) {
   static_assert(N * sizeof(Elem) == 16, "a cache chunk is 16 bytes");
   Elem* base = static_cast<Elem*>(c.data) + row;
+  const DimPosition d = dim_position<N>(c, dim);
   if (c.vector) {
-    *reinterpret_cast<uint4*>(base + dim_offset(c, dim)) = in.v[0];
+    *reinterpret_cast<uint4*>(base + chunk_offset(c, d)) = in.v[0];
+    return;
+  }
+  if (chunk_in_one_group(c, d.in_group, N)) {
+    Elem* first = base + chunk_offset(c, d);
+#pragma unroll
+    for (int j = 0; j < N; ++j) first[j * c.dim] = in.e[j];
   } else {
 #pragma unroll
     for (int j = 0; j < N; ++j) base[dim_offset(c, dim + j)] = in.e[j];

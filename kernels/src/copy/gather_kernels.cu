@@ -44,7 +44,9 @@ __global__ void gather_naive_kernel(const __grid_constant__ CopyParams p) {
 /// chunk is contiguous and aligned (x-split keys, NHD, HND), else strided scalar loads
 /// (x-split values: lanes of consecutive slots read neighbouring elements). Token side: one,
 /// two or four 16-byte stores. The slot of each item is read by its own thread (no shared
-/// memory, no barrier); inactive items load and store nothing.
+/// memory, no barrier): first the slots of all the thread's items (issued together), then the
+/// cache loads of all of them, then the stores, so a thread waits for two round trips to
+/// memory, not two per item; inactive items (past the end, slot -1) load and store nothing.
 template <typename Codec>
 __global__ void __launch_bounds__(copy_detail::kTileThreads)
     gather_vectorized_kernel(const __grid_constant__ CopyParams p) {
@@ -56,23 +58,26 @@ __global__ void __launch_bounds__(copy_detail::kTileThreads)
   const int vectors = p.num_kv_heads * chunks;
   const bool e5m2 = p.fp8_e5m2 != 0;
   copy_detail::TileItem item[kU];
+  int64_t slot[kU];
   Chunk<CacheElem, kN> k[kU];
   Chunk<CacheElem, kN> v[kU];
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
-    item[u].active = false;
-    if (u >= p.unroll) continue;
     item[u] = copy_detail::tile_item(p, u, kN, chunks, vectors);
+    item[u].active = item[u].active && u < p.unroll;
+    slot[u] = item[u].active ? __ldg(p.slot_mapping + item[u].token) : -1;
+  }
+#pragma unroll
+  for (int u = 0; u < kU; ++u) {
+    item[u].active = slot[u] >= 0;
     if (!item[u].active) continue;
-    const int64_t slot = __ldg(p.slot_mapping + item[u].token);
-    item[u].active = slot >= 0;
-    if (!item[u].active) continue;
+    const copy_detail::SlotPosition at = copy_detail::slot_position(slot[u], p.block_size);
     const CacheTensor& kc = p.key_cache;
     const CacheTensor& vc = p.value_cache;
-    copy_detail::load_cache_chunk(kc, copy_detail::row_offset(kc, slot, p.block_size, item[u].head),
-                                  item[u].dim, k[u]);
-    copy_detail::load_cache_chunk(vc, copy_detail::row_offset(vc, slot, p.block_size, item[u].head),
-                                  item[u].dim, v[u]);
+    copy_detail::load_cache_chunk(kc, copy_detail::row_offset(kc, at, item[u].head), item[u].dim,
+                                  k[u]);
+    copy_detail::load_cache_chunk(vc, copy_detail::row_offset(vc, at, item[u].head), item[u].dim,
+                                  v[u]);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {

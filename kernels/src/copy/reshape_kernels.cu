@@ -79,12 +79,13 @@ __global__ void __launch_bounds__(copy_detail::kTileThreads)
       kc.e[j] = copy_detail::to_cache<Codec>(k[u].e[j], ks, e5m2);
       vc.e[j] = copy_detail::to_cache<Codec>(v[u].e[j], vs, e5m2);
     }
+    const copy_detail::SlotPosition at = copy_detail::slot_position(slot[u], p.block_size);
     const CacheTensor& kt = p.key_cache;
     const CacheTensor& vt = p.value_cache;
-    copy_detail::store_cache_chunk(
-        kt, copy_detail::row_offset(kt, slot[u], p.block_size, item[u].head), item[u].dim, kc);
-    copy_detail::store_cache_chunk(
-        vt, copy_detail::row_offset(vt, slot[u], p.block_size, item[u].head), item[u].dim, vc);
+    copy_detail::store_cache_chunk(kt, copy_detail::row_offset(kt, at, item[u].head), item[u].dim,
+                                   kc);
+    copy_detail::store_cache_chunk(vt, copy_detail::row_offset(vt, at, item[u].head), item[u].dim,
+                                   vc);
   }
 }
 

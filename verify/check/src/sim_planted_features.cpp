@@ -50,16 +50,8 @@ std::vector<double> run_rows(const ref::PagedAttentionProblem& p, planted::RowBu
   a.query_stride_head = p.query_layout.stride_head;
   a.key_cache = p.key_cache.data();
   a.value_cache = values;
-  a.key = abi_strides(c.key);
-  a.value = abi_strides(c.value);
-  a.key_span =
-      planted::row_tensor_span(a.key, c.num_blocks, c.num_kv_heads, c.block_size, c.head_size);
-  a.value_span =
-      planted::row_tensor_span(a.value, c.num_blocks, c.num_kv_heads, c.block_size, c.head_size);
-  a.num_blocks = c.num_blocks;
-  a.num_kv_heads = c.num_kv_heads;
-  a.head_size = c.head_size;
-  a.block_size = c.block_size;
+  planted::set_row_cache(a, abi_strides(c.key), abi_strides(c.value), c.num_blocks, c.num_kv_heads,
+                         c.head_size, c.block_size);
   a.num_heads = p.num_heads;
   a.num_seqs = b.num_seqs;
   a.query_start = data_or_null(b.query_start);

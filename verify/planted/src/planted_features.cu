@@ -76,18 +76,28 @@ __device__ uint8_t quantize(float q, pc_dtype kv_dtype, CopyBug bug) {
   return __nv_cvt_float_to_fp8(q, sat, kv_dtype == PC_DTYPE_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2);
 }
 
-__global__ void feature_gather_kernel(const FeatureCopyParams a) {
+/// Calls `f(h, k_cache, v_cache, k_token, v_token)` with the K and V element offsets in the cache
+/// and in the token tensors of every (kv head h, dim) of the token of block blockIdx.x, spread
+/// over the block's threads; nothing for a token of slot -1.
+template <typename F>
+__device__ void for_each_token_element(const FeatureCopyParams& a, F f) {
   const int64_t t = blockIdx.x;
   const int64_t slot = a.slot_mapping[t];
   if (slot < 0) return;
   const int64_t block = slot / a.block_size, offset = slot % a.block_size;
-  const bool raw = a.dtype == a.kv_dtype;  // raw bytes (fp8 codes too), as the reference
   for (int64_t e = threadIdx.x; e < a.num_kv_heads * a.head_size; e += blockDim.x) {
     const int64_t h = e / a.head_size, d = e % a.head_size;
-    const int64_t k_src = row_cache_offset(a.key_strides, block, h, offset, d, false);
-    const int64_t v_src = row_cache_offset(a.value_strides, block, h, offset, d, false);
-    const int64_t k_dst = t * a.key_stride_token + h * a.key_stride_head + d;
-    const int64_t v_dst = t * a.value_stride_token + h * a.value_stride_head + d;
+    f(h, row_cache_offset(a.key_strides, block, h, offset, d, false),
+      row_cache_offset(a.value_strides, block, h, offset, d, false),
+      t * a.key_stride_token + h * a.key_stride_head + d,
+      t * a.value_stride_token + h * a.value_stride_head + d);
+  }
+}
+
+__global__ void feature_gather_kernel(const FeatureCopyParams a) {
+  const bool raw = a.dtype == a.kv_dtype;  // raw bytes (fp8 codes too), as the reference
+  for_each_token_element(a, [&](int64_t h, int64_t k_src, int64_t v_src, int64_t k_dst,
+                                int64_t v_dst) {
     if (raw) {
       copy_raw(a.kv_dtype, a.key_cache, k_src, a.key, k_dst);
       copy_raw(a.kv_dtype, a.value_cache, v_src, a.value, v_dst);
@@ -97,31 +107,23 @@ __global__ void feature_gather_kernel(const FeatureCopyParams a) {
       store_float(a.dtype, a.value, v_dst,
                   load_as_float(a.kv_dtype, a.value_cache, v_src) * copy_scale(a, a.v_scale, h));
     }
-  }
+  });
 }
 
 __global__ void feature_reshape_kernel(const FeatureCopyParams a, CopyBug bug) {
-  const int64_t t = blockIdx.x;
-  const int64_t slot = a.slot_mapping[t];
-  if (slot < 0) return;
-  const int64_t block = slot / a.block_size, offset = slot % a.block_size;
   const bool raw = a.dtype == a.kv_dtype;
-  for (int64_t e = threadIdx.x; e < a.num_kv_heads * a.head_size; e += blockDim.x) {
-    const int64_t h = e / a.head_size, d = e % a.head_size;
-    const int64_t k_dst = row_cache_offset(a.key_strides, block, h, offset, d, false);
-    const int64_t v_dst = row_cache_offset(a.value_strides, block, h, offset, d, false);
-    const int64_t k_src = t * a.key_stride_token + h * a.key_stride_head + d;
-    const int64_t v_src = t * a.value_stride_token + h * a.value_stride_head + d;
-    if (raw) {
-      copy_raw(a.dtype, a.key, k_src, a.key_cache, k_dst);
-      copy_raw(a.dtype, a.value, v_src, a.value_cache, v_dst);
-    } else {  // float32(value) / scale in float32, then the fp8 code
-      const float k = load_as_float(a.dtype, a.key, k_src) / copy_scale(a, a.k_scale, h);
-      const float v = load_as_float(a.dtype, a.value, v_src) / copy_scale(a, a.v_scale, h);
-      static_cast<uint8_t*>(a.key_cache)[k_dst] = quantize(k, a.kv_dtype, bug);
-      static_cast<uint8_t*>(a.value_cache)[v_dst] = quantize(v, a.kv_dtype, bug);
-    }
-  }
+  for_each_token_element(
+      a, [&](int64_t h, int64_t k_dst, int64_t v_dst, int64_t k_src, int64_t v_src) {
+        if (raw) {
+          copy_raw(a.dtype, a.key, k_src, a.key_cache, k_dst);
+          copy_raw(a.dtype, a.value, v_src, a.value_cache, v_dst);
+        } else {  // float32(value) / scale in float32, then the fp8 code
+          const float k = load_as_float(a.dtype, a.key, k_src) / copy_scale(a, a.k_scale, h);
+          const float v = load_as_float(a.dtype, a.value, v_src) / copy_scale(a, a.v_scale, h);
+          static_cast<uint8_t*>(a.key_cache)[k_dst] = quantize(k, a.kv_dtype, bug);
+          static_cast<uint8_t*>(a.value_cache)[v_dst] = quantize(v, a.kv_dtype, bug);
+        }
+      });
 }
 
 const char* launched(const char* what) {

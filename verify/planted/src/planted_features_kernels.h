@@ -8,6 +8,7 @@
 #include "pagecheck/plugin.h"
 #include "pagecheck/verify/planted_features.h"
 #include "pagecheck/verify/planted_row.h"
+#include "planted_kernels.h"
 
 namespace pagecheck::verify::planted {
 
@@ -21,29 +22,14 @@ struct FeatureAttentionParams {
   int64_t out_stride_head;   ///< elements between output heads
 };
 
-/// What the generic copy kernels read (both directions).
-struct FeatureCopyParams {
-  pc_dtype dtype;                  ///< token-side dtype
-  pc_dtype kv_dtype;               ///< cache dtype
-  pc_scale_kind scale_kind;        ///< fp8 scales
-  const float* k_scale;            ///< fp8 key scales or NULL
-  const float* v_scale;            ///< fp8 value scales or NULL
-  int32_t dequantize;              ///< gather: non-zero = code * scale into dtype
-  int64_t num_tokens;              ///< rows of the token tensors
-  void* key_cache;                 ///< key tensor
-  void* value_cache;               ///< value tensor (value_base applied when combined)
-  pc_cache_strides key_strides;    ///< key cache strides
-  pc_cache_strides value_strides;  ///< value cache strides
-  int64_t num_kv_heads;            ///< heads per token
-  int64_t head_size;               ///< elements per head
-  int64_t block_size;              ///< slots per block
-  const int64_t* slot_mapping;     ///< [num_tokens], -1 = skip
-  void* key;                       ///< token-side K
-  int64_t key_stride_token;        ///< elements between key rows
-  int64_t key_stride_head;         ///< elements between key heads
-  void* value;                     ///< token-side V
-  int64_t value_stride_token;      ///< elements between value rows
-  int64_t value_stride_head;       ///< elements between value heads
+/// What the generic copy kernels read (both directions): the planted copies' params (`dtype` is
+/// the token side's here) and the fp8 conversion of the cache.
+struct FeatureCopyParams : CopyParams {
+  pc_dtype kv_dtype;         ///< cache dtype
+  pc_scale_kind scale_kind;  ///< fp8 scales
+  const float* k_scale;      ///< fp8 key scales or NULL
+  const float* v_scale;      ///< fp8 value scales or NULL
+  int32_t dequantize;        ///< gather: non-zero = code * scale into dtype
 };
 
 /// Workspace bytes of the generic attention kernel (logits and output scratch per row, head).

@@ -1,6 +1,5 @@
 /// Registration of the planted variants through the plugin ABI v2 (into the self-test's registry),
 /// their can_implement, and their params filled from the version-2 arguments.
-#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -58,15 +57,10 @@ const PlantedDef& def_of(const pc_variant* self) {
   return *static_cast<const PlantedDef*>(self->user_data);
 }
 
-pc_status fail(char* msg, size_t len, const char* text, pc_status status) {
-  if (msg != nullptr && len > 0) std::snprintf(msg, len, "%s", text);
-  return status;
-}
-
 pc_status attention_can_implement(const pc_variant* self, const pc_device_info*, const void* raw,
                                   char* msg, size_t len) {
   const auto* args = static_cast<const pc_paged_attention_args*>(raw);
-  if (args == nullptr) return fail(msg, len, "args is NULL", PC_STATUS_INVALID_ARGUMENT);
+  if (args == nullptr) return refuse(msg, len, "args is NULL", PC_STATUS_INVALID_ARGUMENT);
   const pc_paged_attention_args a = abi::read(*args);
   const kernels::KernelStatus st =
       kernels::first_failure(kernels::require_struct_size(args->struct_size, "args"),
@@ -78,11 +72,11 @@ pc_status attention_can_implement(const pc_variant* self, const pc_device_info*,
   if (subset.ok()) subset = kernels::check_decode_batch(a.batch, a.features);
   if (!subset.ok()) return kernels::report(subset, msg, len);
   if (a.batch.num_seqs > 65535 || a.num_heads > 65535) {
-    return fail(msg, len, "more than 65535 sequences or heads", PC_STATUS_UNSUPPORTED);
+    return refuse(msg, len, "more than 65535 sequences or heads", PC_STATUS_UNSUPPORTED);
   }
   if (!def_of(self).split && a.batch.max_context_len > planted::planted_max_context()) {
-    return fail(msg, len, "context longer than the shared-memory logits buffer",
-                PC_STATUS_UNSUPPORTED);
+    return refuse(msg, len, "context longer than the shared-memory logits buffer",
+                  PC_STATUS_UNSUPPORTED);
   }
   return PC_STATUS_OK;
 }
@@ -98,7 +92,7 @@ pc_status attention_launch(const pc_variant* self, const pc_device_info*, const 
   const char* err = planted::launch_planted_attention(
       planted::attention_params(*static_cast<const pc_paged_attention_args*>(args)),
       def_of(self).bug, def_of(self).split, workspace, stream);
-  return err[0] == '\0' ? PC_STATUS_OK : fail(msg, len, err, PC_STATUS_CUDA_ERROR);
+  return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
 /// can_implement of both copy directions (`args` already read with abi::read).
@@ -107,28 +101,22 @@ pc_status copy_can_implement(const pc_kv_cache& cache, pc_dtype dtype, int64_t n
   kernels::KernelStatus st = kernels::require_struct_size(cache.struct_size, "args.cache");
   if (st.ok()) st = kernels::check_plain_cache(cache, dtype);
   if (!st.ok()) return kernels::report(st, msg, len);
-  if (dequantize != 0) return fail(msg, len, "no dequantizing gather", PC_STATUS_UNSUPPORTED);
-  if (num_tokens > 0x7fffffff) return fail(msg, len, "too many tokens", PC_STATUS_UNSUPPORTED);
+  if (dequantize != 0) return refuse(msg, len, "no dequantizing gather", PC_STATUS_UNSUPPORTED);
+  if (num_tokens > 0x7fffffff) return refuse(msg, len, "too many tokens", PC_STATUS_UNSUPPORTED);
   return PC_STATUS_OK;
 }
 
 pc_status gather_can_implement(const pc_variant*, const pc_device_info*, const void* raw, char* msg,
                                size_t len) {
-  const auto* args = static_cast<const pc_gather_args*>(raw);
-  if (args == nullptr || args->struct_size == 0) {
-    return fail(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
-  }
-  const pc_gather_args a = abi::read(*args);
+  pc_gather_args a{};
+  if (const pc_status st = read_args(raw, &a, msg, len); st != PC_STATUS_OK) return st;
   return copy_can_implement(a.cache, a.dtype, a.num_tokens, a.dequantize, msg, len);
 }
 
 pc_status reshape_can_implement(const pc_variant*, const pc_device_info*, const void* raw,
                                 char* msg, size_t len) {
-  const auto* args = static_cast<const pc_reshape_and_cache_args*>(raw);
-  if (args == nullptr || args->struct_size == 0) {
-    return fail(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
-  }
-  const pc_reshape_and_cache_args a = abi::read(*args);
+  pc_reshape_and_cache_args a{};
+  if (const pc_status st = read_args(raw, &a, msg, len); st != PC_STATUS_OK) return st;
   return copy_can_implement(a.cache, a.dtype, a.num_tokens, 0, msg, len);
 }
 
@@ -136,7 +124,7 @@ pc_status gather_launch(const pc_variant* self, const pc_device_info*, const voi
                         void* stream, char* msg, size_t len) {
   const char* err = planted::launch_planted_gather(
       planted::gather_params(*static_cast<const pc_gather_args*>(args)), def_of(self).bug, stream);
-  return err[0] == '\0' ? PC_STATUS_OK : fail(msg, len, err, PC_STATUS_CUDA_ERROR);
+  return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
 pc_status reshape_launch(const pc_variant* self, const pc_device_info*, const void* args, void*,
@@ -144,7 +132,7 @@ pc_status reshape_launch(const pc_variant* self, const pc_device_info*, const vo
   const char* err = planted::launch_planted_reshape(
       planted::reshape_params(*static_cast<const pc_reshape_and_cache_args*>(args)),
       def_of(self).bug, stream);
-  return err[0] == '\0' ? PC_STATUS_OK : fail(msg, len, err, PC_STATUS_CUDA_ERROR);
+  return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
 constexpr int32_t kHeadSizes[] = {64, 80, 96, 112, 128, 192, 256};
@@ -274,18 +262,9 @@ void register_planted_variants(VariantRegistry& registry) {
     v.context0 = PC_CONTEXT0_UNSUPPORTED;
     v.nondeterministic = 0;
     v.user_data = const_cast<PlantedDef*>(&def);
-    if (p.family == PC_FAMILY_PAGED_ATTENTION) {
-      v.can_implement = attention_can_implement;
-      v.workspace_bytes = attention_workspace;
-      v.launch = attention_launch;
-    } else if (p.family == PC_FAMILY_GATHER_CACHED_KV) {
-      v.can_implement = gather_can_implement;
-      v.launch = gather_launch;
-    } else {
-      v.can_implement = reshape_can_implement;
-      v.launch = reshape_launch;
-    }
-    registry.add(v, "planted");
+    add_planted(registry, v, {attention_can_implement, attention_workspace, attention_launch},
+                {gather_can_implement, nullptr, gather_launch},
+                {reshape_can_implement, nullptr, reshape_launch});
   }
 }
 

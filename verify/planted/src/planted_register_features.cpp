@@ -1,7 +1,6 @@
 /// Registration of the generic planted variants of issues 15 and 16 (planted_features.h) through
 /// the plugin ABI v2: their pc_variant from the declaration table, can_implement, and the
 /// kernels' params from the version-2 arguments.
-#include <cstdio>
 #include <iterator>
 
 #include "pagecheck/plugin_read.h"
@@ -17,11 +16,6 @@ using planted::FeatureDecl;
 
 const FeatureDecl& decl_of(const pc_variant* self) {
   return *static_cast<const FeatureDecl*>(self->user_data);
-}
-
-pc_status refuse(char* msg, size_t len, const char* text, pc_status status) {
-  if (msg != nullptr && len > 0) std::snprintf(msg, len, "%s", text);
-  return status;
 }
 
 bool has_bit(uint32_t mask, int bit) {
@@ -57,11 +51,8 @@ pc_status check_cache(const FeatureDecl& d, const pc_kv_cache& c, pc_dtype dtype
 
 pc_status attention_can_implement(const pc_variant* self, const pc_device_info*, const void* raw,
                                   char* msg, size_t len) {
-  const auto* args = static_cast<const pc_paged_attention_args*>(raw);
-  if (args == nullptr || args->struct_size == 0) {
-    return refuse(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
-  }
-  const pc_paged_attention_args a = abi::read(*args);
+  pc_paged_attention_args a{};
+  if (const pc_status st = read_args(raw, &a, msg, len); st != PC_STATUS_OK) return st;
   if (a.batch.struct_size == 0 || a.features.struct_size == 0) {
     return refuse(msg, len, "args.batch / args.features struct_size is 0",
                   PC_STATUS_INVALID_ARGUMENT);
@@ -99,16 +90,8 @@ planted::FeatureAttentionParams attention_params(const pc_paged_attention_args& 
   r.query_stride_head = a.query_stride_head;
   r.key_cache = a.key_cache;
   r.value_cache = a.value_cache;
-  r.key = c.key;
-  r.value = c.value;
-  r.key_span =
-      planted::row_tensor_span(c.key, c.num_blocks, c.num_kv_heads, c.block_size, c.head_size);
-  r.value_span =
-      planted::row_tensor_span(c.value, c.num_blocks, c.num_kv_heads, c.block_size, c.head_size);
-  r.num_blocks = c.num_blocks;
-  r.num_kv_heads = c.num_kv_heads;
-  r.head_size = c.head_size;
-  r.block_size = c.block_size;
+  planted::set_row_cache(r, c.key, c.value, c.num_blocks, c.num_kv_heads, c.head_size,
+                         c.block_size);
   r.num_heads = a.num_heads;
   r.num_seqs = a.batch.num_seqs;
   r.query_start = a.batch.query_start;
@@ -144,34 +127,21 @@ pc_status attention_launch(const pc_variant* self, const pc_device_info*, const 
   return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
-planted::FeatureCopyParams copy_params(pc_dtype dtype, int64_t num_tokens, const pc_kv_cache& c,
-                                       const void* key_cache, const void* value_cache,
-                                       const int64_t* slot_mapping) {
+/// The generic copy kernels' params: the planted copies' `base` and the fp8 conversion of `c`.
+planted::FeatureCopyParams copy_params(const planted::CopyParams& base, const pc_kv_cache& c) {
   planted::FeatureCopyParams p{};
-  p.dtype = dtype;
+  static_cast<planted::CopyParams&>(p) = base;
   p.kv_dtype = c.dtype;
   p.scale_kind = c.scale_kind;
   p.k_scale = c.k_scale;
   p.v_scale = c.v_scale;
-  p.num_tokens = num_tokens;
-  p.key_cache = const_cast<void*>(key_cache);
-  p.value_cache = const_cast<void*>(value_cache);
-  p.key_strides = c.key;
-  p.value_strides = c.value;
-  p.num_kv_heads = c.num_kv_heads;
-  p.head_size = c.head_size;
-  p.block_size = c.block_size;
-  p.slot_mapping = slot_mapping;
   return p;
 }
 
 pc_status gather_can_implement(const pc_variant* self, const pc_device_info*, const void* raw,
                                char* msg, size_t len) {
-  const auto* args = static_cast<const pc_gather_args*>(raw);
-  if (args == nullptr || args->struct_size == 0) {
-    return refuse(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
-  }
-  const pc_gather_args a = abi::read(*args);
+  pc_gather_args a{};
+  if (const pc_status st = read_args(raw, &a, msg, len); st != PC_STATUS_OK) return st;
   const pc_status st = check_cache(decl_of(self), a.cache, a.dtype, msg, len);
   if (st != PC_STATUS_OK) return st;
   if (a.dtype != a.cache.dtype && a.dequantize == 0) {
@@ -183,27 +153,18 @@ pc_status gather_can_implement(const pc_variant* self, const pc_device_info*, co
 
 pc_status gather_launch(const pc_variant*, const pc_device_info*, const void* raw, void*,
                         void* stream, char* msg, size_t len) {
-  const pc_gather_args a = abi::read(*static_cast<const pc_gather_args*>(raw));
-  planted::FeatureCopyParams p =
-      copy_params(a.dtype, a.num_tokens, a.cache, a.key_cache, a.value_cache, a.slot_mapping);
+  const auto& args = *static_cast<const pc_gather_args*>(raw);
+  const pc_gather_args a = abi::read(args);
+  planted::FeatureCopyParams p = copy_params(planted::gather_params(args), a.cache);
   p.dequantize = a.dequantize;
-  p.key = a.key_out;
-  p.key_stride_token = a.key_stride_token;
-  p.key_stride_head = a.key_stride_head;
-  p.value = a.value_out;
-  p.value_stride_token = a.value_stride_token;
-  p.value_stride_head = a.value_stride_head;
   const char* err = planted::launch_feature_gather(p, stream);
   return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
 pc_status reshape_can_implement(const pc_variant* self, const pc_device_info*, const void* raw,
                                 char* msg, size_t len) {
-  const auto* args = static_cast<const pc_reshape_and_cache_args*>(raw);
-  if (args == nullptr || args->struct_size == 0) {
-    return refuse(msg, len, "args is NULL or its struct_size is 0", PC_STATUS_INVALID_ARGUMENT);
-  }
-  const pc_reshape_and_cache_args a = abi::read(*args);
+  pc_reshape_and_cache_args a{};
+  if (const pc_status st = read_args(raw, &a, msg, len); st != PC_STATUS_OK) return st;
   const pc_status st = check_cache(decl_of(self), a.cache, a.dtype, msg, len);
   if (st != PC_STATUS_OK) return st;
   if (a.num_tokens > 0x7fffffff) return refuse(msg, len, "too many tokens", PC_STATUS_UNSUPPORTED);
@@ -212,16 +173,9 @@ pc_status reshape_can_implement(const pc_variant* self, const pc_device_info*, c
 
 pc_status reshape_launch(const pc_variant* self, const pc_device_info*, const void* raw, void*,
                          void* stream, char* msg, size_t len) {
-  const pc_reshape_and_cache_args a =
-      abi::read(*static_cast<const pc_reshape_and_cache_args*>(raw));
-  planted::FeatureCopyParams p =
-      copy_params(a.dtype, a.num_tokens, a.cache, a.key_cache, a.value_cache, a.slot_mapping);
-  p.key = const_cast<void*>(a.key);
-  p.key_stride_token = a.key_stride_token;
-  p.key_stride_head = a.key_stride_head;
-  p.value = const_cast<void*>(a.value);
-  p.value_stride_token = a.value_stride_token;
-  p.value_stride_head = a.value_stride_head;
+  const auto& args = *static_cast<const pc_reshape_and_cache_args*>(raw);
+  const planted::FeatureCopyParams p =
+      copy_params(planted::reshape_params(args), abi::read(args).cache);
   const char* err = planted::launch_feature_reshape(p, decl_of(self).copy_bug, stream);
   return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
@@ -252,18 +206,9 @@ bool register_feature_variant(VariantRegistry& registry, const PlantedVariant& p
   v.context0 = d->context0;
   v.nondeterministic = 0;
   v.user_data = const_cast<FeatureDecl*>(d);
-  if (d->family == PC_FAMILY_PAGED_ATTENTION) {
-    v.can_implement = attention_can_implement;
-    v.workspace_bytes = attention_workspace;
-    v.launch = attention_launch;
-  } else if (d->family == PC_FAMILY_GATHER_CACHED_KV) {
-    v.can_implement = gather_can_implement;
-    v.launch = gather_launch;
-  } else {
-    v.can_implement = reshape_can_implement;
-    v.launch = reshape_launch;
-  }
-  registry.add(v, "planted");
+  add_planted(registry, v, {attention_can_implement, attention_workspace, attention_launch},
+              {gather_can_implement, nullptr, gather_launch},
+              {reshape_can_implement, nullptr, reshape_launch});
   return true;
 }
 

@@ -72,51 +72,77 @@ inline constexpr int32_t kControlBlockSizes[] = {1, 8, 16, 32, 64, 128, 256};
 inline constexpr int32_t kBugHeadSizes[] = {32, 64, 80, 128};
 inline constexpr int32_t kBugBlockSizes[] = {8, 16, 32, 64};
 
+/// The declaration of a planted attention bug: KV dtypes `kv_dtypes` (0: the token dtype), cache
+/// kinds `kinds`, scale kinds `scales`, capabilities `caps`, queries of up to `max_query_len`
+/// tokens, the bugs' head and block sizes, no context length 0.
+constexpr FeatureDecl attention_bug(const char* name, RowBug bug, uint32_t kv_dtypes,
+                                    uint32_t kinds, uint32_t scales, uint64_t caps,
+                                    int32_t max_query_len, Edge edge, const char* description) {
+  return FeatureDecl{name,
+                     PC_FAMILY_PAGED_ATTENTION,
+                     bug,
+                     CopyBug::kNone,
+                     kv_dtypes,
+                     kinds,
+                     scales,
+                     caps,
+                     max_query_len,
+                     false,
+                     PC_CONTEXT0_UNSUPPORTED,
+                     edge,
+                     description};
+}
+
+/// An attention bug of fp8 scales: an fp8 cache of any layout, scale kinds `scales`, decode.
+constexpr FeatureDecl fp8_bug(const char* name, RowBug bug, uint32_t scales, Edge edge,
+                              const char* description) {
+  return attention_bug(name, bug, kFp8Dtypes, kAllKinds, scales, 0, 1, edge, description);
+}
+
+/// An attention bug of one feature: an x-split cache of the token dtype without scales, the
+/// capabilities `caps`, queries of up to `max_query_len` tokens.
+constexpr FeatureDecl feature_bug(const char* name, RowBug bug, uint64_t caps,
+                                  int32_t max_query_len, Edge edge, const char* description) {
+  return attention_bug(name, bug, 0, kXSplit, kNoScales, caps, max_query_len, edge, description);
+}
+
 inline constexpr FeatureDecl kFeatureDecls[] = {
     {"planted_control_features", PC_FAMILY_PAGED_ATTENTION, RowBug::kNone, CopyBug::kNone,
      kTokenDtypes | kFp8Dtypes, kAllKinds, kAnyScales, kAllFeatures, 16, true, PC_CONTEXT0_ZEROS,
      Edge::kNone,
      "correct generic kernel: every layout, fp8 KV with scales, sinks, window, soft-cap, "
      "q_len <= 16, block sizes 1-256, head sizes 32-512"},
-    {"planted_k_scale_on_v", PC_FAMILY_PAGED_ATTENTION, RowBug::kKScaleOnV, CopyBug::kNone,
-     kFp8Dtypes, kAllKinds, kAnyScales, 0, 1, false, PC_CONTEXT0_UNSUPPORTED, Edge::kFp8,
-     "values dequantized with k_scale instead of v_scale (drawn: kv=fp8, k and v scales apart)"},
-    {"planted_kv_scales_ignored", PC_FAMILY_PAGED_ATTENTION, RowBug::kScalesIgnored, CopyBug::kNone,
-     kFp8Dtypes, kAllKinds, kAnyScales, 0, 1, false, PC_CONTEXT0_UNSUPPORTED, Edge::kFp8,
-     "fp8 codes used without k_scale / v_scale (drawn: kv=fp8)"},
-    {"planted_scale_by_query_head", PC_FAMILY_PAGED_ATTENTION, RowBug::kScaleByQueryHead,
-     CopyBug::kNone, kFp8Dtypes, kAllKinds, 1u << PC_SCALE_PER_KV_HEAD, 0, 1, false,
-     PC_CONTEXT0_UNSUPPORTED, Edge::kFp8Gqa,
-     "per-kv-head scales indexed by the query head (clamped to the array) instead of the kv "
-     "head (drawn: scale=per_kv_head with gqa and scales apart)"},
-    {"planted_nhd_strides_swapped", PC_FAMILY_PAGED_ATTENTION, RowBug::kNhdStridesSwapped,
-     CopyBug::kNone, 0, 1u << PC_CACHE_NHD, kNoScales, 0, 1, false, PC_CONTEXT0_UNSUPPORTED,
-     Edge::kNhdHeads,
-     "NHD pages addressed with the head and token (slot) strides exchanged (drawn: cache=nhd "
-     "with more than one kv head)"},
-    {"planted_sink_in_numerator", PC_FAMILY_PAGED_ATTENTION, RowBug::kSinkInNumerator,
-     CopyBug::kNone, 0, kXSplit, kNoScales, PC_CAP_SINKS, 1, false, PC_CONTEXT0_UNSUPPORTED,
-     Edge::kSinks,
-     "the sink's weight also joins the numerator, times the first attended value (drawn: "
-     "sinks, moderate or far above)"},
-    {"planted_window_off_by_one", PC_FAMILY_PAGED_ATTENTION, RowBug::kWindowOffByOne,
-     CopyBug::kNone, 0, kXSplit, kNoScales, PC_CAP_WINDOW, 1, false, PC_CONTEXT0_UNSUPPORTED,
-     Edge::kWindow,
-     "the window attends W + 1 tokens, t >= p - W (drawn: window <= the context, e.g. "
-     "window=1, window_block_edge)"},
-    {"planted_soft_cap_after_max", PC_FAMILY_PAGED_ATTENTION, RowBug::kSoftCapAfterMax,
-     CopyBug::kNone, 0, kXSplit, kNoScales, PC_CAP_SOFT_CAP, 1, false, PC_CONTEXT0_UNSUPPORTED,
-     Edge::kSoftCap,
-     "soft-cap applied to l - m after the max subtraction, not to the scaled logit (drawn: "
-     "soft_cap, below the logits' spread or 5-50)"},
-    {"planted_causal_leak", PC_FAMILY_PAGED_ATTENTION, RowBug::kCausalLeak, CopyBug::kNone, 0,
-     kXSplit, kNoScales, 0, 16, false, PC_CONTEXT0_UNSUPPORTED, Edge::kMultiToken,
-     "causal mask dropped between the new tokens: a new token sees the later new tokens "
-     "(drawn: q_len>1, causal)"},
-    {"planted_block_size_16", PC_FAMILY_PAGED_ATTENTION, RowBug::kBakedBlockSize, CopyBug::kNone, 0,
-     kXSplit, kNoScales, 0, 1, false, PC_CONTEXT0_UNSUPPORTED, Edge::kBlockNot16,
-     "the value loop addresses blocks of 16 slots whatever the block size (drawn: block sizes "
-     "8, 32, 64)"},
+    fp8_bug("planted_k_scale_on_v", RowBug::kKScaleOnV, kAnyScales, Edge::kFp8,
+            "values dequantized with k_scale instead of v_scale (drawn: kv=fp8, k and v scales "
+            "apart)"),
+    fp8_bug("planted_kv_scales_ignored", RowBug::kScalesIgnored, kAnyScales, Edge::kFp8,
+            "fp8 codes used without k_scale / v_scale (drawn: kv=fp8)"),
+    fp8_bug("planted_scale_by_query_head", RowBug::kScaleByQueryHead, 1u << PC_SCALE_PER_KV_HEAD,
+            Edge::kFp8Gqa,
+            "per-kv-head scales indexed by the query head (clamped to the array) instead of the kv "
+            "head (drawn: scale=per_kv_head with gqa and scales apart)"),
+    attention_bug("planted_nhd_strides_swapped", RowBug::kNhdStridesSwapped, 0, 1u << PC_CACHE_NHD,
+                  kNoScales, 0, 1, Edge::kNhdHeads,
+                  "NHD pages addressed with the head and token (slot) strides exchanged (drawn: "
+                  "cache=nhd with more than one kv head)"),
+    feature_bug("planted_sink_in_numerator", RowBug::kSinkInNumerator, PC_CAP_SINKS, 1,
+                Edge::kSinks,
+                "the sink's weight also joins the numerator, times the first attended value "
+                "(drawn: sinks, moderate or far above)"),
+    feature_bug("planted_window_off_by_one", RowBug::kWindowOffByOne, PC_CAP_WINDOW, 1,
+                Edge::kWindow,
+                "the window attends W + 1 tokens, t >= p - W (drawn: window <= the context, e.g. "
+                "window=1, window_block_edge)"),
+    feature_bug("planted_soft_cap_after_max", RowBug::kSoftCapAfterMax, PC_CAP_SOFT_CAP, 1,
+                Edge::kSoftCap,
+                "soft-cap applied to l - m after the max subtraction, not to the scaled logit "
+                "(drawn: soft_cap, below the logits' spread or 5-50)"),
+    feature_bug("planted_causal_leak", RowBug::kCausalLeak, 0, 16, Edge::kMultiToken,
+                "causal mask dropped between the new tokens: a new token sees the later new "
+                "tokens (drawn: q_len>1, causal)"),
+    feature_bug("planted_block_size_16", RowBug::kBakedBlockSize, 0, 1, Edge::kBlockNot16,
+                "the value loop addresses blocks of 16 slots whatever the block size (drawn: "
+                "block sizes 8, 32, 64)"),
     {"planted_control_gather_features", PC_FAMILY_GATHER_CACHED_KV, RowBug::kNone, CopyBug::kNone,
      kTokenDtypes | kFp8Dtypes, kAllKinds, kAnyScales,
      PC_CAP_COMBINED_KV | PC_CAP_DEQUANTIZE | PC_CAP_FULL_RANGE, 1, true, PC_CONTEXT0_UNSUPPORTED,

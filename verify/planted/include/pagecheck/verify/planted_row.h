@@ -143,6 +143,21 @@ PC_PLANTED_HD inline int64_t row_tensor_span(const pc_cache_strides& s, int64_t 
          (head_size / s.dim_split - 1) * s.group + (s.dim_split - 1) * s.dim;
 }
 
+/// Sets the cache geometry of `a` (host side): the strides `key` and `value`, the pool's sizes and
+/// the spans of a correct access that follow from them.
+inline void set_row_cache(RowArgs& a, const pc_cache_strides& key, const pc_cache_strides& value,
+                          int64_t num_blocks, int64_t num_kv_heads, int64_t head_size,
+                          int64_t block_size) {
+  a.key = key;
+  a.value = value;
+  a.key_span = row_tensor_span(key, num_blocks, num_kv_heads, block_size, head_size);
+  a.value_span = row_tensor_span(value, num_blocks, num_kv_heads, block_size, head_size);
+  a.num_blocks = num_blocks;
+  a.num_kv_heads = num_kv_heads;
+  a.head_size = head_size;
+  a.block_size = block_size;
+}
+
 /// The scale `index` of an fp8 cache (1 without scales).
 PC_PLANTED_HD inline float row_scale(const RowArgs& a, const float* scales, int64_t index) {
   if (a.scale_kind == PC_SCALE_NONE || scales == nullptr) return 1.f;
