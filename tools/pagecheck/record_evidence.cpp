@@ -9,7 +9,6 @@
 #include "pagecheck/review/build_revision.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/families.h"
-#include "pagecheck/review/git.h"
 #include "pagecheck/review/run_conditions.h"
 #include "pagecheck/review/verification_from_run.h"
 
