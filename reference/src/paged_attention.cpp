@@ -5,6 +5,8 @@
 /// matrix-vector product per query vector and block over exactly the slots that vector
 /// attends, so that a GQA group computes bit for bit what the same heads compute with repeated
 /// kv heads, and a query row computes bit for bit what a decode of its own context would.
+/// With an observer, each group also keeps its logits before the softmax and their magnitudes
+/// (sum_d |q_d k_td|, a plain loop over the same decoded tiles) and hands them over at its end.
 #include "pagecheck/reference/paged_attention.h"
 
 #include <Eigen/Core>
@@ -27,9 +29,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 /// Computes the groups of one problem; holds scratch buffers reused across groups.
 class GroupWorker {
  public:
-  GroupWorker(const PagedAttentionProblem& p, PagedAttentionResult& r)
+  GroupWorker(const PagedAttentionProblem& p, PagedAttentionResult& r, const GroupObserver* observe)
       : p_(p),
         r_(r),
+        observe_(observe),
         group_(p.num_heads / p.num_kv_heads()),
         key_plan_(detail::make_tile_plan(p.cache, detail::CacheTensor::kKey, {p.head_size(), 1})),
         value_plan_(
@@ -65,6 +68,7 @@ class GroupWorker {
             load_element(p_.dtype, p_.query.data(), p_.query_layout.offset(row, head, d));
       }
       weights_[v].resize(ranges_[v].hi - ranges_[v].lo);
+      if (observe_ != nullptr) magnitudes_[v].resize(weights_[v].size());
       accum_[v].setZero();
     }
     const int64_t first_block = span_lo / bs, end_block = (span_hi + bs - 1) / bs;
@@ -87,6 +91,7 @@ class GroupWorker {
         if (t0 >= t1) continue;
         weights_[v].segment(t0 - ranges_[v].lo, t1 - t0).noalias() =
             key_tile_.middleRows(t0 - b * bs, t1 - t0) * queries_[v];
+        if (observe_ != nullptr) dot_magnitudes(v, b, t0, t1);
       }
     }
     for (int64_t v = 0; v < count; ++v) softmax(v, first_row + v / group_, first_head + v % group_);
@@ -113,6 +118,7 @@ class GroupWorker {
       const bool empty = ranges_[v].lo >= ranges_[v].hi;
       for (int64_t d = 0; d < hs; ++d) out[d] = empty ? 0.0 : accum_[v](d) / sums_[v];
     }
+    if (observe_ != nullptr) hand_over(seq, kv_head, count, first_row, first_head);
   }
 
  private:
@@ -123,6 +129,39 @@ class GroupWorker {
     accum_.resize(count, Eigen::VectorXd(p_.head_size()));
     sums_.resize(count);
     ranges_.resize(count);
+    logits_.resize(count);
+    magnitudes_.resize(count);
+  }
+
+  /// magnitudes_[v] at key positions [t0, t1) of block b (decoded in key_tile_): the plain sums
+  /// sum_d |q_d k_td|, scaled and given the ALiBi term in softmax().
+  void dot_magnitudes(int64_t v, int64_t b, int64_t t0, int64_t t1) {
+    const int64_t hs = p_.head_size(), bs = p_.block_size();
+    const Eigen::VectorXd& q = queries_[v];
+    for (int64_t t = t0; t < t1; ++t) {
+      const double* k = key_tile_.data() + (t - b * bs) * hs;
+      double mag = 0;
+      for (int64_t d = 0; d < hs; ++d) mag += std::fabs(q(d) * k[d]);
+      magnitudes_[v](t - ranges_[v].lo) = mag;
+    }
+  }
+
+  /// Hands the group's intermediates to the observer.
+  void hand_over(int64_t seq, int64_t kv_head, int64_t count, int64_t first_row,
+                 int64_t first_head) {
+    intermediates_.seq = seq;
+    intermediates_.kv_head = kv_head;
+    intermediates_.rows.resize(count);
+    for (int64_t v = 0; v < count; ++v) {
+      RowIntermediates& row = intermediates_.rows[v];
+      row.row = first_row + v / group_;
+      row.head = first_head + v % group_;
+      row.range = ranges_[v];
+      const bool empty = ranges_[v].lo >= ranges_[v].hi;
+      row.logits = empty ? nullptr : logits_[v].data();
+      row.magnitudes = empty ? nullptr : magnitudes_[v].data();
+    }
+    (*observe_)(intermediates_);
   }
 
   /// Turns the dot products of vector `v` (query row `row`, head `head`) into max-subtracted
@@ -149,6 +188,7 @@ class GroupWorker {
         w(t) += slope * static_cast<double>(range.lo + t - range.position);
       }
     }
+    if (observe_ != nullptr) keep_logits(v, head);
     double max = w.maxCoeff();
     const bool sink = !f.sinks.empty();
     if (sink) max = std::max(max, static_cast<double>(f.sinks[head]));
@@ -162,20 +202,58 @@ class GroupWorker {
     lse = max + std::log(sum);
   }
 
+  /// Keeps vector v's logits (weights_[v] before the max subtraction) and turns its dot-product
+  /// magnitudes into the logits' magnitudes: scale * sum_d |q_d k_td| + |ALiBi term|.
+  void keep_logits(int64_t v, int64_t head) {
+    const AttentionFeatures& f = p_.features;
+    const AttendedRange& range = ranges_[v];
+    logits_[v] = weights_[v];
+    const double scale = p_.scale;
+    const double slope = f.alibi_slopes.empty() ? 0.0 : f.alibi_slopes[head];
+    Eigen::VectorXd& mag = magnitudes_[v];
+    for (int64_t t = 0; t < range.hi - range.lo; ++t) {
+      const double bias = slope * static_cast<double>(range.lo + t - range.position);
+      mag(t) = scale * mag(t) + std::fabs(bias);
+    }
+  }
+
   const PagedAttentionProblem& p_;
   PagedAttentionResult& r_;
-  int64_t group_;                         ///< query heads per kv head
-  detail::TilePlan key_plan_;             ///< runs of a key tile
-  detail::TilePlan value_plan_;           ///< runs of a value tile
-  const std::byte* value_buffer_;         ///< value_cache, or key_cache when combined
-  RowMatrix key_tile_;                    ///< [block_size, head_size] decoded keys
-  RowMatrix value_tile_;                  ///< [head_size, block_size] decoded values
-  std::vector<Eigen::VectorXd> queries_;  ///< per query vector: decoded query
-  std::vector<Eigen::VectorXd> weights_;  ///< per query vector: logits, then exp(l - max)
-  std::vector<Eigen::VectorXd> accum_;    ///< per query vector: weighted value sum
-  std::vector<double> sums_;              ///< per query vector: softmax denominator
-  std::vector<AttendedRange> ranges_;     ///< per query vector: attended key positions
+  const GroupObserver* observe_;             ///< NULL: no intermediates kept
+  int64_t group_;                            ///< query heads per kv head
+  detail::TilePlan key_plan_;                ///< runs of a key tile
+  detail::TilePlan value_plan_;              ///< runs of a value tile
+  const std::byte* value_buffer_;            ///< value_cache, or key_cache when combined
+  RowMatrix key_tile_;                       ///< [block_size, head_size] decoded keys
+  RowMatrix value_tile_;                     ///< [head_size, block_size] decoded values
+  std::vector<Eigen::VectorXd> queries_;     ///< per query vector: decoded query
+  std::vector<Eigen::VectorXd> weights_;     ///< per query vector: logits, then exp(l - max)
+  std::vector<Eigen::VectorXd> accum_;       ///< per query vector: weighted value sum
+  std::vector<double> sums_;                 ///< per query vector: softmax denominator
+  std::vector<AttendedRange> ranges_;        ///< per query vector: attended key positions
+  std::vector<Eigen::VectorXd> logits_;      ///< per query vector (observed): logits before the max
+  std::vector<Eigen::VectorXd> magnitudes_;  ///< per query vector (observed): logit magnitudes
+  GroupIntermediates intermediates_;         ///< what the observer gets (observed)
 };
+
+PagedAttentionResult run_reference(const PagedAttentionProblem& problem,
+                                   const ReferenceOptions& options, const GroupObserver* observe) {
+  problem.validate();
+  PagedAttentionResult result;
+  result.num_rows = problem.batch.num_query_tokens();
+  result.num_heads = problem.num_heads;
+  result.head_size = problem.head_size();
+  result.out.assign(result.num_rows * problem.num_heads * problem.head_size(), kNaN);
+  result.lse.assign(result.num_rows * problem.num_heads, kNaN);
+
+  // One task per (sequence, kv head); each thread keeps one GroupWorker (its scratch buffers).
+  const int64_t num_kv_heads = problem.num_kv_heads();
+  run_tasks(problem.num_seqs() * num_kv_heads, options.num_threads, [&] {
+    return [worker = std::make_shared<GroupWorker>(problem, result, observe),
+            num_kv_heads](int64_t task) { worker->run(task / num_kv_heads, task % num_kv_heads); };
+  });
+  return result;
+}
 
 }  // namespace
 
@@ -189,22 +267,13 @@ std::vector<std::byte> PagedAttentionResult::out_storage(DType dtype) const {
 
 PagedAttentionResult paged_attention(const PagedAttentionProblem& problem,
                                      const ReferenceOptions& options) {
-  problem.validate();
-  PagedAttentionResult result;
-  result.num_rows = problem.batch.num_query_tokens();
-  result.num_heads = problem.num_heads;
-  result.head_size = problem.head_size();
-  result.out.assign(result.num_rows * problem.num_heads * problem.head_size(), kNaN);
-  result.lse.assign(result.num_rows * problem.num_heads, kNaN);
+  return run_reference(problem, options, nullptr);
+}
 
-  // One task per (sequence, kv head); each thread keeps one GroupWorker (its scratch buffers).
-  const int64_t num_kv_heads = problem.num_kv_heads();
-  run_tasks(problem.num_seqs() * num_kv_heads, options.num_threads, [&] {
-    return [worker = std::make_shared<GroupWorker>(problem, result), num_kv_heads](int64_t task) {
-      worker->run(task / num_kv_heads, task % num_kv_heads);
-    };
-  });
-  return result;
+PagedAttentionResult paged_attention(const PagedAttentionProblem& problem,
+                                     const ReferenceOptions& options,
+                                     const GroupObserver& observe) {
+  return run_reference(problem, options, &observe);
 }
 
 }  // namespace pagecheck::ref

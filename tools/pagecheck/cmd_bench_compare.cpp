@@ -101,6 +101,11 @@ int run_record(const RecordCliOptions& o) {
     const review::RecordedReport rec = review::record_bandwidth_report(repo, r, "", o.force);
     std::cout << "recorded " << rec.json << ", " << rec.markdown
               << (rec.plotted ? ", " + rec.svg : " (no plot: " + rec.plot_error + ")") << "\n";
+    // Recorded all the same (the evidence shows the mark), but said: a rate above its ceiling
+    // means a wrong byte formula, caching or timing (issue 17).
+    for (const std::string& line : bench::above_ceiling_warnings(r)) {
+      std::cerr << "pagecheck bench record: warning: " << line << "\n";
+    }
   }
   return 0;
 }
@@ -142,7 +147,8 @@ void add_bench_subcommands(CLI::App& bench, int& exit_code) {
   rec->footer(
       "Exit status: 0 recorded; 2 bad usage, or a report refused (unreadable, inconsistent, "
       "measured nothing, other sources or sweep, already recorded without --force): nothing "
-      "is recorded then; 3 internal error.");
+      "is recorded then; 3 internal error. A measurement marked above its ceiling is recorded "
+      "with a warning naming it.");
   rec->callback([r, &exit_code] { exit_code = run_record(*r); });
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/check/verifier.h"
 #include "pagecheck/verify/gen/classify.h"
@@ -153,6 +154,29 @@ TEST(VerifyGenFeatures, CapsWithoutAFeatureNeverDrawIt) {
       }
     }
   }
+}
+
+// Issue 15: a gather whose token dtype is fp8 copies raw codes, so its cache has that same
+// dtype (there is no E4M3 <-> E5M2 conversion, and fp8 tokens are never dequantized); before the
+// fix, kv_options paired fp8 tokens with the other fp8 cache dtype in about half the cases.
+TEST(VerifyGenFeatures, Fp8TokensPairOnlyWithTheirOwnCacheDtype) {
+  gen::VariantCaps caps = test::full_caps(PC_FAMILY_GATHER_CACHED_KV);
+  caps.dtypes.insert(caps.dtypes.end(), {DType::kFloat8E4M3, DType::kFloat8E5M2});
+  std::map<DType, int> fp8_tokens;
+  for (const auto& spec : default_run(caps, test::LargeCases::kSkip)) {
+    const auto& c = std::get<gen::CopySpec>(spec);
+    if (!dtype_info(c.dtype).fp8) continue;
+    ++fp8_tokens[c.dtype];
+    EXPECT_EQ(c.cache.kv_dtype, c.dtype) << gen::describe(spec);
+    EXPECT_FALSE(c.dequantize) << gen::describe(spec);
+    // The case materializes and the reference copies its codes.
+    ref::CacheCopyProblem p = gen::materialize(c);
+    EXPECT_NO_THROW(p.validate()) << gen::describe(spec);
+    EXPECT_NO_THROW(ref::gather_cached_kv(p)) << gen::describe(spec);
+  }
+  // Both fp8 token dtypes are drawn (the checks above ran).
+  EXPECT_GE(fp8_tokens[DType::kFloat8E4M3], 5);
+  EXPECT_GE(fp8_tokens[DType::kFloat8E5M2], 5);
 }
 
 TEST(VerifyGenFeatures, SplitEdgesFollowTheDeclaredPartitionSizes) {

@@ -48,7 +48,7 @@ std::string result_flags(const VariantResult& r) {
   std::string flags;
   auto add = [&](const std::string& f) { flags += (flags.empty() ? "" : "; ") + f; };
   if (r.status != RunStatus::kOk) add(std::string(status_name(r.status)));
-  if (r.above_ceiling) {
+  if (marked_above_ceiling(r)) {
     add("ABOVE CEILING (" + format_percent(r.ceiling_share) +
         "): suspect the byte formula, caching or the timing");
   }
@@ -58,6 +58,25 @@ std::string result_flags(const VariantResult& r) {
   }
   if (!r.message.empty()) add(r.message);
   return flags;
+}
+
+bool marked_above_ceiling(const VariantResult& r) {
+  return r.status == RunStatus::kOk && r.above_ceiling;
+}
+
+std::vector<std::string> above_ceiling_warnings(const BenchReport& report) {
+  const CeilingResult& ceiling = report.family_ceiling();
+  std::vector<std::string> lines;
+  for (const ShapeResult& sr : report.shapes) {
+    for (const VariantResult& v : sr.variants) {
+      if (!marked_above_ceiling(v)) continue;
+      lines.push_back(report.family + " " + sr.shape.label + " " + v.variant + ": " +
+                      format_number(v.gbps) + " GB/s above the " + ceiling.kind + " ceiling " +
+                      format_number(ceiling.gbps) + " GB/s (" + format_percent(v.ceiling_share) +
+                      ")");
+    }
+  }
+  return lines;
 }
 
 }  // namespace pagecheck::bench

@@ -1,6 +1,7 @@
 /// `pagecheck bench record` and `bench --record`: reports that measured nothing are refused, a
 /// recorded report is replaced only with --force, and then the .json, .md and .svg together
-/// (no stale plot beside a new report, no temporary file left). Runs on CPU: the recording run
+/// (no stale plot beside a new report, no temporary file left), and every measurement marked
+/// above its ceiling is named in a warning (issue 17). Runs on CPU: the recording run
 /// is refused before any GPU work.
 #include <gtest/gtest.h>
 
@@ -123,6 +124,44 @@ TEST_F(BenchRecord, ForceReplacesJsonMarkdownAndPlotTogether) {
                                              fs::path(recorded(".md")).filename().string(),
                                              fs::path(recorded(".svg")).filename().string()};
   EXPECT_EQ(listing(fs::path(recorded(".json")).parent_path()), expected);  // no temporaries
+}
+
+TEST_F(BenchRecord, WarnsAboutEveryMeasurementAboveItsCeiling) {
+  // Two variants on two shapes; the run flagged a on the second shape and b on the first.
+  BenchReport r = make_report("gather_cached_kv", repo_.hash("gather_cached_kv"), {"a", "b"},
+                              {{{10, 0.01}, {0.05, 0.01}}, {{0.04, 0.01}, {30, 0.01}}});
+  const std::vector<std::pair<std::size_t, std::size_t>> flagged = {{1, 0}, {0, 1}};
+  for (const auto& [shape, variant] : flagged) {
+    VariantResult& v = r.shapes[shape].variants[variant];
+    ASSERT_GT(v.ceiling_share, 1.05) << "the synthetic timing is not above the ceiling";
+    v.above_ceiling = true;
+  }
+  const ProcessResult p =
+      pagecheck({"bench", "record", carried("above.json", r), "--repo", repo_.root()});
+  ASSERT_EQ(p.exit_code, 0) << p.err;  // recorded all the same, with the mark
+  EXPECT_TRUE(fs::exists(recorded(".json")));
+  const std::string ceiling = format_number(r.copy_ceiling.gbps) + " GB/s";
+  for (const auto& [shape, variant] : flagged) {
+    const ShapeResult& sr = r.shapes[shape];
+    const VariantResult& v = sr.variants[variant];
+    const std::string line = "warning: gather_cached_kv " + sr.shape.label + " " + v.variant +
+                             ": " + format_number(v.gbps) + " GB/s above the copy ceiling " +
+                             ceiling;
+    EXPECT_NE(p.err.find(line), std::string::npos) << line << "\nin:\n" << p.err;
+  }
+  // Exactly one warning per flagged row: the rows within the ceiling are not named.
+  std::size_t warnings = 0;
+  for (std::size_t at = p.err.find("warning:"); at != std::string::npos;
+       at = p.err.find("warning:", at + 1)) {
+    ++warnings;
+  }
+  EXPECT_EQ(warnings, flagged.size()) << p.err;
+
+  // A report without a flagged row records without a warning.
+  const ProcessResult q = pagecheck(
+      {"bench", "record", carried("within.json", measured(10)), "--repo", repo_.root(), "--force"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.err.find("warning"), std::string::npos) << q.err;
 }
 
 TEST_F(BenchRecord, ARecordingRunIsRefusedBeforeAnyWorkWhenAReportIsInTheWay) {

@@ -17,6 +17,7 @@ std::vector<DType> kv_options(const VariantCaps& caps, DType dtype) {
   std::vector<DType> out;
   for (DType kv : caps.kv_dtypes_for(dtype)) {
     const bool converts = kv != dtype;
+    if (converts && dtype_info(dtype).fp8) continue;  // fp8 tokens: raw codes of their own dtype
     if (converts && caps.family == PC_FAMILY_GATHER_CACHED_KV && !caps.has(PC_CAP_DEQUANTIZE)) {
       continue;  // a gather without dequantization copies codes: tokens of the cache dtype
     }

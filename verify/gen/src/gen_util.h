@@ -122,7 +122,7 @@ inline std::vector<int64_t> permutation(int64_t n, uint64_t seed) {
 /// 16-bit ones among them (when any) for large caches, which halves their memory.
 std::vector<DType> dtypes_for(const VariantCaps& caps, bool large);
 /// The cache dtypes a case of caps.family with tokens of `dtype` may use (a gather converts
-/// only with PC_CAP_DEQUANTIZE).
+/// only with PC_CAP_DEQUANTIZE; fp8 tokens never convert: their cache is of their own dtype).
 std::vector<DType> kv_options(const VariantCaps& caps, DType dtype);
 
 /// True when `values` holds `v`.

@@ -49,8 +49,7 @@ __device__ void copy_raw(pc_dtype dtype, const void* from, int64_t from_index, v
   }
 }
 
-__global__ void feature_attention_kernel(const FeatureAttentionParams p, RowBug bug,
-                                         float* workspace) {
+__global__ void feature_attention_kernel(const AttentionParams p, RowBug bug, float* workspace) {
   const int64_t heads = p.row.num_heads, hs = p.row.head_size;
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= p.num_rows * heads) return;
@@ -132,12 +131,12 @@ const char* launched(const char* what) {
 
 }  // namespace
 
-size_t feature_attention_workspace(const FeatureAttentionParams& p) {
+size_t feature_attention_workspace(const AttentionParams& p) {
   const int64_t per = p.max_context_len + p.row.head_size;
   return static_cast<size_t>(p.num_rows * p.row.num_heads * per) * sizeof(float);
 }
 
-const char* launch_feature_attention(const FeatureAttentionParams& p, RowBug bug, void* workspace,
+const char* launch_feature_attention(const AttentionParams& p, RowBug bug, void* workspace,
                                      void* stream) {
   const int64_t threads = p.num_rows * p.row.num_heads;
   if (threads == 0) return "";

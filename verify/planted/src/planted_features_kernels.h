@@ -12,16 +12,6 @@
 
 namespace pagecheck::verify::planted {
 
-/// What the generic attention kernel reads besides the row's arguments.
-struct FeatureAttentionParams {
-  RowArgs row;               ///< the row's arguments
-  int64_t num_rows;          ///< query rows of the batch
-  int64_t max_context_len;   ///< host bound on every context (logits scratch per row and head)
-  void* out;                 ///< [num_rows, num_heads, head_size] in row.dtype
-  int64_t out_stride_token;  ///< elements between output rows
-  int64_t out_stride_head;   ///< elements between output heads
-};
-
 /// What the generic copy kernels read (both directions): the planted copies' params (`dtype` is
 /// the token side's here) and the fp8 conversion of the cache.
 struct FeatureCopyParams : CopyParams {
@@ -33,9 +23,9 @@ struct FeatureCopyParams : CopyParams {
 };
 
 /// Workspace bytes of the generic attention kernel (logits and output scratch per row, head).
-size_t feature_attention_workspace(const FeatureAttentionParams& p);
+size_t feature_attention_workspace(const AttentionParams& p);
 /// Enqueues the generic attention kernel; returns the launch error text or "" on success.
-const char* launch_feature_attention(const FeatureAttentionParams& p, RowBug bug, void* workspace,
+const char* launch_feature_attention(const AttentionParams& p, RowBug bug, void* workspace,
                                      void* stream);
 /// Enqueues the generic gather (cache -> tokens) or reshape (tokens -> cache) kernel.
 const char* launch_feature_gather(const FeatureCopyParams& p, void* stream);

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "pagecheck/plugin.h"
+#include "pagecheck/verify/planted_row.h"
 
 namespace pagecheck::verify::planted {
 
@@ -48,32 +49,18 @@ inline constexpr int64_t kGqaSlots = 8;
 /// (the ABI's pc_cache_strides, read by the kernels through cache_offset()).
 using CacheStrides = pc_cache_strides;
 
-/// What the planted attention kernels read, filled on the host from the version-2 arguments
-/// (decode: one query row per sequence).
+/// What every planted attention kernel reads (the one-pass and split-K kernels here and the
+/// generic kernel of planted_features_kernels.h), filled on the host from the version-2 arguments
+/// by attention_params(). The one-pass and split-K kernels run decode only (one query row per
+/// sequence: num_rows == row.num_seqs, can_implement checks it).
 struct AttentionParams {
-  const void* query;            ///< [num_seqs, num_heads, head_size]
-  int64_t query_stride_seq;     ///< elements between query rows
-  int64_t query_stride_head;    ///< elements between query heads
-  const void* key_cache;        ///< key tensor
-  const void* value_cache;      ///< value tensor
-  CacheStrides key;             ///< key strides
-  CacheStrides value;           ///< value strides
-  int64_t num_kv_heads;         ///< key/value heads
-  int64_t head_size;            ///< elements per head
-  int64_t block_size;           ///< slots per block
-  const int32_t* block_table;   ///< [num_seqs, block_table_stride]
-  int64_t block_table_stride;   ///< elements between block-table rows
-  int64_t max_blocks_per_seq;   ///< block-table columns (<= block_table_stride)
-  const int32_t* context_lens;  ///< [num_seqs]
-  const float* alibi_slopes;    ///< [num_heads] or NULL
-  void* out;                    ///< [num_seqs, num_heads, head_size]
-  int64_t out_stride_seq;       ///< elements between output rows
-  int64_t out_stride_head;      ///< elements between output heads
-  int64_t num_seqs;             ///< sequences
-  int64_t num_heads;            ///< query heads
-  int64_t max_context_len;      ///< host-side bound on every context
-  float scale;                  ///< logit scale
-  pc_dtype dtype;               ///< query / cache / output dtype
+  RowArgs row;                 ///< the arguments a query row reads (planted_row.h)
+  int64_t num_rows;            ///< query rows of the batch
+  int64_t max_context_len;     ///< host bound on every context (shared memory or scratch size)
+  int64_t max_blocks_per_seq;  ///< block-table columns (<= row.block_table_stride)
+  void* out;                   ///< [num_rows, num_heads, head_size] in row.dtype
+  int64_t out_stride_token;    ///< elements between output rows
+  int64_t out_stride_head;     ///< elements between output heads
 };
 
 /// What the planted copy kernels read (both directions), filled from the version-2 arguments.

@@ -1,5 +1,6 @@
 /// Registration of the planted variants through the plugin ABI v2 (into the self-test's registry),
-/// their can_implement, and their params filled from the version-2 arguments.
+/// their can_implement, and the copy kernels' params filled from the version-2 arguments (the
+/// attention kernels' one params: attention_params() in planted_register_features.cpp).
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -138,44 +139,9 @@ pc_status reshape_launch(const pc_variant* self, const pc_device_info*, const vo
 constexpr int32_t kHeadSizes[] = {64, 80, 96, 112, 128, 192, 256};
 constexpr int32_t kBlockSizes[] = {8, 16, 32};
 constexpr int32_t kSplitPartitionSizes[] = {static_cast<int32_t>(planted::kPlantedPartition)};
-constexpr uint32_t kDtypes =
-    (1u << PC_DTYPE_FLOAT32) | (1u << PC_DTYPE_FLOAT16) | (1u << PC_DTYPE_BFLOAT16);
-/// The built-in variants' layout capabilities (kernels/src/builtin_variants.cpp).
-constexpr uint64_t kLayoutCaps = PC_CAP_TOKEN_STRIDE | PC_CAP_HEAD_STRIDE | PC_CAP_STRIDED_OUTPUT |
-                                 PC_CAP_CACHE_PAD_SHARED | PC_CAP_CACHE_PAD;
-
 }  // namespace
 
 namespace planted {
-
-AttentionParams attention_params(const pc_paged_attention_args& args) {
-  const pc_paged_attention_args a = abi::read(args);
-  AttentionParams p{};
-  p.query = a.query;
-  p.query_stride_seq = a.query_stride_token;  // one query row per sequence (decode)
-  p.query_stride_head = a.query_stride_head;
-  p.key_cache = a.key_cache;
-  p.value_cache = a.value_cache;
-  p.key = a.cache.key;
-  p.value = a.cache.value;
-  p.num_kv_heads = a.cache.num_kv_heads;
-  p.head_size = a.cache.head_size;
-  p.block_size = a.cache.block_size;
-  p.block_table = a.batch.block_table;
-  p.block_table_stride = a.batch.block_table_stride;
-  p.max_blocks_per_seq = a.batch.max_blocks_per_seq;
-  p.context_lens = a.batch.context_lens;
-  p.alibi_slopes = a.features.alibi_slopes;
-  p.out = a.out;
-  p.out_stride_seq = a.out_stride_token;
-  p.out_stride_head = a.out_stride_head;
-  p.num_seqs = a.batch.num_seqs;
-  p.num_heads = a.num_heads;
-  p.max_context_len = a.batch.max_context_len;
-  p.scale = a.scale;
-  p.dtype = a.dtype;
-  return p;
-}
 
 namespace {
 CopyParams cache_side(pc_dtype dtype, int64_t num_tokens, const pc_kv_cache& c, void* key_cache,
@@ -231,38 +197,25 @@ void register_planted_variants(VariantRegistry& registry) {
   for (const PlantedVariant& p : planted_catalogue()) {
     if (register_feature_variant(registry, p)) continue;  // issues 15, 16: planted_features.h
     const PlantedDef& def = definitions().at(p.name);
-    // The built-in variants' declaration (kernels/src/builtin_variants.cpp): float32 / float16 /
-    // bfloat16 with a cache of the same dtype, x-split without scales, decode only, no context
-    // length 0, strict float32, deterministic (the race variant's claim is its bug).
-    pc_variant v{};
-    v.struct_size = sizeof v;
-    v.name = p.name.c_str();
-    v.description = p.description.c_str();
-    v.family = p.family;
-    v.dtype_mask = kDtypes;
-    v.kv_dtype_mask = 0;
-    v.cache_kind_mask = 1u << PC_CACHE_X_SPLIT;
-    v.scale_kind_mask = 1u << PC_SCALE_NONE;
-    v.head_sizes = kHeadSizes;
-    v.num_head_sizes = static_cast<int32_t>(std::size(kHeadSizes));
-    v.block_sizes = kBlockSizes;
-    v.num_block_sizes = static_cast<int32_t>(std::size(kBlockSizes));
-    v.caps = kLayoutCaps;
-    if (p.family == PC_FAMILY_PAGED_ATTENTION) v.caps |= PC_CAP_ALIBI;
+    // The built-in variants' declaration (kernels/src/builtin_variants.cpp): a cache of the
+    // token dtype, x-split without scales, decode only, no context length 0.
+    uint64_t caps = p.family == PC_FAMILY_PAGED_ATTENTION ? PC_CAP_ALIBI : 0;
     // The large-cache case runs where it matters: the 64-bit control and the 32-bit bug.
     if (p.name == "planted_control_v1" || p.name == "planted_offset_32bit") {
-      v.caps |= PC_CAP_LARGE_CACHE;
+      caps |= PC_CAP_LARGE_CACHE;
     }
-    v.max_query_len = 1;
-    if (def.split) {
-      v.partition_sizes = kSplitPartitionSizes;
-      v.num_partition_sizes = static_cast<int32_t>(std::size(kSplitPartitionSizes));
-    }
-    v.precision.struct_size = sizeof(pc_precision);
-    v.context0 = PC_CONTEXT0_UNSUPPORTED;
-    v.nondeterministic = 0;
-    v.user_data = const_cast<PlantedDef*>(&def);
-    add_planted(registry, v, {attention_can_implement, attention_workspace, attention_launch},
+    const PlantedDeclaration decl{p.family,
+                                  0,
+                                  planted::kXSplit,
+                                  planted::kNoScales,
+                                  sizes_of(kHeadSizes),
+                                  sizes_of(kBlockSizes),
+                                  def.split ? sizes_of(kSplitPartitionSizes) : DeclaredSizes{},
+                                  caps,
+                                  1,
+                                  PC_CONTEXT0_UNSUPPORTED};
+    add_planted(registry, p, decl, &def,
+                {attention_can_implement, attention_workspace, attention_launch},
                 {gather_can_implement, nullptr, gather_launch},
                 {reshape_can_implement, nullptr, reshape_launch});
   }

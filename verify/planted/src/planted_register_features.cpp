@@ -1,6 +1,6 @@
 /// Registration of the generic planted variants of issues 15 and 16 (planted_features.h) through
-/// the plugin ABI v2: their pc_variant from the declaration table, can_implement, and the
-/// kernels' params from the version-2 arguments.
+/// the plugin ABI v2: their declaration from the declaration table, can_implement, and the one
+/// params of every planted attention kernel from the version-2 arguments (attention_params).
 #include <iterator>
 
 #include "pagecheck/plugin_read.h"
@@ -77,11 +77,15 @@ pc_status attention_can_implement(const pc_variant* self, const pc_device_info*,
   return PC_STATUS_OK;
 }
 
-planted::FeatureAttentionParams attention_params(const pc_paged_attention_args& raw) {
+}  // namespace
+
+namespace planted {
+
+AttentionParams attention_params(const pc_paged_attention_args& raw) {
   const pc_paged_attention_args a = abi::read(raw);
   const pc_kv_cache& c = a.cache;
-  planted::FeatureAttentionParams p{};
-  planted::RowArgs& r = p.row;
+  AttentionParams p{};
+  RowArgs& r = p.row;
   r.dtype = a.dtype;
   r.kv_dtype = c.dtype;
   r.scale_kind = c.scale_kind;
@@ -90,8 +94,7 @@ planted::FeatureAttentionParams attention_params(const pc_paged_attention_args& 
   r.query_stride_head = a.query_stride_head;
   r.key_cache = a.key_cache;
   r.value_cache = a.value_cache;
-  planted::set_row_cache(r, c.key, c.value, c.num_blocks, c.num_kv_heads, c.head_size,
-                         c.block_size);
+  set_row_cache(r, c.key, c.value, c.num_blocks, c.num_kv_heads, c.head_size, c.block_size);
   r.num_heads = a.num_heads;
   r.num_seqs = a.batch.num_seqs;
   r.query_start = a.batch.query_start;
@@ -108,22 +111,27 @@ planted::FeatureAttentionParams attention_params(const pc_paged_attention_args& 
   r.scale = a.scale;
   p.num_rows = a.batch.num_query_tokens;
   p.max_context_len = a.batch.max_context_len;
+  p.max_blocks_per_seq = a.batch.max_blocks_per_seq;
   p.out = a.out;
   p.out_stride_token = a.out_stride_token;
   p.out_stride_head = a.out_stride_head;
   return p;
 }
 
+}  // namespace planted
+
+namespace {
+
 size_t attention_workspace(const pc_variant*, const pc_device_info*, const void* args) {
   return planted::feature_attention_workspace(
-      attention_params(*static_cast<const pc_paged_attention_args*>(args)));
+      planted::attention_params(*static_cast<const pc_paged_attention_args*>(args)));
 }
 
 pc_status attention_launch(const pc_variant* self, const pc_device_info*, const void* args,
                            void* workspace, void* stream, char* msg, size_t len) {
   const char* err = planted::launch_feature_attention(
-      attention_params(*static_cast<const pc_paged_attention_args*>(args)), decl_of(self).row_bug,
-      workspace, stream);
+      planted::attention_params(*static_cast<const pc_paged_attention_args*>(args)),
+      decl_of(self).row_bug, workspace, stream);
   return err[0] == '\0' ? PC_STATUS_OK : refuse(msg, len, err, PC_STATUS_CUDA_ERROR);
 }
 
@@ -185,28 +193,19 @@ pc_status reshape_launch(const pc_variant* self, const pc_device_info*, const vo
 bool register_feature_variant(VariantRegistry& registry, const PlantedVariant& p) {
   const FeatureDecl* d = planted::find_feature_decl(p.name.c_str());
   if (d == nullptr) return false;
-  pc_variant v{};
-  v.struct_size = sizeof v;
-  v.name = p.name.c_str();
-  v.description = p.description.c_str();
-  v.family = d->family;
-  v.dtype_mask = planted::kTokenDtypes;
-  v.kv_dtype_mask = d->kv_dtype_mask;
-  v.cache_kind_mask = d->cache_kind_mask;
-  v.scale_kind_mask = d->scale_kind_mask;
-  v.head_sizes = d->wide_sizes ? planted::kControlHeadSizes : planted::kBugHeadSizes;
-  v.num_head_sizes = static_cast<int32_t>(d->wide_sizes ? std::size(planted::kControlHeadSizes)
-                                                        : std::size(planted::kBugHeadSizes));
-  v.block_sizes = d->wide_sizes ? planted::kControlBlockSizes : planted::kBugBlockSizes;
-  v.num_block_sizes = static_cast<int32_t>(d->wide_sizes ? std::size(planted::kControlBlockSizes)
-                                                         : std::size(planted::kBugBlockSizes));
-  v.caps = planted::kFeatureLayoutCaps | d->caps;
-  v.max_query_len = d->max_query_len;
-  v.precision.struct_size = sizeof(pc_precision);  // strict float32
-  v.context0 = d->context0;
-  v.nondeterministic = 0;
-  v.user_data = const_cast<FeatureDecl*>(d);
-  add_planted(registry, v, {attention_can_implement, attention_workspace, attention_launch},
+  const PlantedDeclaration decl{
+      d->family,
+      d->kv_dtype_mask,
+      d->cache_kind_mask,
+      d->scale_kind_mask,
+      d->wide_sizes ? sizes_of(planted::kControlHeadSizes) : sizes_of(planted::kBugHeadSizes),
+      d->wide_sizes ? sizes_of(planted::kControlBlockSizes) : sizes_of(planted::kBugBlockSizes),
+      {},
+      d->caps,
+      d->max_query_len,
+      d->context0};
+  add_planted(registry, p, decl, d,
+              {attention_can_implement, attention_workspace, attention_launch},
               {gather_can_implement, nullptr, gather_launch},
               {reshape_can_implement, nullptr, reshape_launch});
   return true;

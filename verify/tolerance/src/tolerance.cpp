@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
-#include "pagecheck/reference/parallel.h"
-#include "row_logits.h"
+#include "group_values.h"
+#include "pagecheck/reference/paged_attention.h"
 
 namespace pagecheck::verify {
 namespace {
@@ -56,70 +59,82 @@ double element_tolerance(const ToleranceModel& m, DType dtype, const PrecisionTe
   return a + 0.5 * ulp(dtype, std::fabs(o) + a);
 }
 
-/// Computes the tolerance of every query row of `seq` for the heads of kv head `kv`.
+/// The key positions any query vector of group `g` attends: [lo, hi) (lo >= hi: none).
+std::pair<int64_t, int64_t> attended_span(const ref::GroupIntermediates& g) {
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (const ref::RowIntermediates& v : g.rows) {
+    if (v.range.empty()) continue;
+    lo = std::min(lo, v.range.lo);
+    hi = std::max(hi, v.range.hi);
+  }
+  return {lo, hi};
+}
+
+/// Computes the tolerance of every query vector of group `g` (a sequence's query rows times the
+/// heads of one kv head) from the reference's own logits and magnitudes.
 void group_tolerance(const ref::PagedAttentionProblem& p, const ref::PagedAttentionResult& r,
-                     const ToleranceModel& m, int64_t seq, int64_t kv, std::vector<double>& tol) {
-  const int64_t hs = p.head_size(), group = p.num_heads / p.num_kv_heads();
-  const detail::GroupValues values = detail::decode_group(p, seq, kv);
+                     const ToleranceModel& m, const ref::GroupIntermediates& g,
+                     std::vector<double>& tol) {
+  const int64_t hs = p.head_size();
+  const auto [span_lo, span_hi] = attended_span(g);
+  const detail::GroupValues values = detail::decode_values(p, g.seq, g.kv_head, span_lo, span_hi);
   const double D = static_cast<double>(hs);
   const double cap = p.features.soft_cap;
   const double f8 = dtype_info(p.cache.dtype).fp8 ? 1.0 : 0.0;
+  const bool has_sink = !p.features.sinks.empty();
   std::vector<double> weights;
-  for (int64_t i = 0; i < p.batch.query_len(seq); ++i) {
-    const int64_t row = p.batch.query_begin(seq) + i;
-    for (int64_t j = 0; j < group; ++j) {
-      const int64_t head = kv * group + j;
-      const detail::RowLogits lr = detail::row_logits(p, values, seq, i, head);
-      double* t_out = tol.data() + (row * p.num_heads + head) * hs;
-      const int64_t n = lr.hi - lr.lo;
-      if (n == 0) {  // attends nothing: the reference's 0, exactly
-        std::fill(t_out, t_out + hs, 0.0);
-        continue;
-      }
-      // Weights from the reference's own normalizer; they must sum to 1 with the sink's.
-      const double lse = r.lse[row * p.num_heads + head];
-      double lmax = lr.has_sink ? lr.sink : -INFINITY, big_l = 0, total = 0;
-      weights.resize(n);
+  for (const ref::RowIntermediates& lr : g.rows) {
+    const int64_t row = lr.row, head = lr.head;
+    double* t_out = tol.data() + (row * p.num_heads + head) * hs;
+    const int64_t n = lr.range.hi - lr.range.lo;
+    if (n <= 0) {  // attends nothing: the reference's 0, exactly
+      std::fill(t_out, t_out + hs, 0.0);
+      continue;
+    }
+    // Weights from the reference's own normalizer; they must sum to 1 with the sink's.
+    const double sink = has_sink ? static_cast<double>(p.features.sinks[head]) : 0.0;
+    const double lse = r.lse[row * p.num_heads + head];
+    double lmax = has_sink ? sink : -INFINITY, big_l = 0, total = 0;
+    weights.resize(n);
+    for (int64_t t = 0; t < n; ++t) {
+      lmax = std::max(lmax, lr.logits[t]);
+      big_l = std::max(big_l, lr.magnitudes[t]);
+      total += (weights[t] = std::exp(lr.logits[t] - lse));
+    }
+    const double sink_weight = has_sink ? std::exp(sink - lse) : 0.0;
+    total += sink_weight;
+    if (!(std::fabs(total - 1.0) <= 1e-9)) {
+      throw std::runtime_error("attention_tolerance: the reference's lse at (row " +
+                               std::to_string(row) + ", head " + std::to_string(head) +
+                               ") gives softmax weights summing to " + std::to_string(total) +
+                               ", not 1: reference and tolerance model disagree");
+    }
+    const double* out = r.out.data() + (row * p.num_heads + head) * hs;
+    const PrecisionTerms terms = m.precision.terms(hs, n);
+    const double us = unit_roundoff(p.dtype);
+    if (std::max(terms.logit, terms.value + terms.weight) * us >= 0.5) {
+      throw std::invalid_argument("attention_tolerance: precision '" + m.precision.describe() +
+                                  "' rounds " + std::to_string(terms.value + terms.weight) +
+                                  " times per term (" + std::to_string(terms.logit) +
+                                  " per logit) over " + std::to_string(n) +
+                                  " keys: too often for a bound (pagecheck accepts at most '" +
+                                  PrecisionModel::loosest().describe() + "')");
+    }
+    for (int64_t d = 0; d < hs; ++d) {
+      Sums s;
       for (int64_t t = 0; t < n; ++t) {
-        lmax = std::max(lmax, lr.logits[t]);
-        big_l = std::max(big_l, lr.magnitudes[t]);
-        total += (weights[t] = std::exp(lr.logits[t] - lse));
+        const double v = values.values[(lr.range.lo + t - values.lo) * hs + d];
+        const double dv = std::fabs(v - out[d]);
+        s.s1 += weights[t] * std::fabs(v);
+        s.s2 += weights[t] * dv;
+        s.s3 += weights[t] * (lmax - lr.logits[t]) * dv;
+        s.vmax = std::max(s.vmax, std::fabs(v));
       }
-      const double sink_weight = lr.has_sink ? std::exp(lr.sink - lse) : 0.0;
-      total += sink_weight;
-      if (!(std::fabs(total - 1.0) <= 1e-9)) {
-        throw std::runtime_error("attention_tolerance: the reference's lse at (row " +
-                                 std::to_string(row) + ", head " + std::to_string(head) +
-                                 ") gives softmax weights summing to " + std::to_string(total) +
-                                 ", not 1: reference and tolerance model disagree");
-      }
-      const double* out = r.out.data() + (row * p.num_heads + head) * hs;
-      const PrecisionTerms terms = m.precision.terms(hs, n);
-      const double us = unit_roundoff(p.dtype);
-      if (std::max(terms.logit, terms.value + terms.weight) * us >= 0.5) {
-        throw std::invalid_argument("attention_tolerance: precision '" + m.precision.describe() +
-                                    "' rounds " + std::to_string(terms.value + terms.weight) +
-                                    " times per term (" + std::to_string(terms.logit) +
-                                    " per logit) over " + std::to_string(n) +
-                                    " keys: too often for a bound (pagecheck accepts at most '" +
-                                    PrecisionModel::loosest().describe() + "')");
-      }
-      for (int64_t d = 0; d < hs; ++d) {
-        Sums s;
-        for (int64_t t = 0; t < n; ++t) {
-          const double v = values.values[(lr.lo + t - values.lo) * hs + d];
-          const double dv = std::fabs(v - out[d]);
-          s.s1 += weights[t] * std::fabs(v);
-          s.s2 += weights[t] * dv;
-          s.s3 += weights[t] * (lmax - lr.logits[t]) * dv;
-          s.vmax = std::max(s.vmax, std::fabs(v));
-        }
-        // The sink is a key of value 0.
-        s.s2 += sink_weight * std::fabs(out[d]);
-        s.s3 += sink_weight * (lmax - lr.sink) * std::fabs(out[d]);
-        t_out[d] = element_tolerance(m, p.dtype, terms, s, static_cast<double>(n), D, big_l, cap,
-                                     f8, p.scale, out[d]);
-      }
+      // The sink is a key of value 0.
+      s.s2 += sink_weight * std::fabs(out[d]);
+      s.s3 += sink_weight * (lmax - sink) * std::fabs(out[d]);
+      t_out[d] = element_tolerance(m, p.dtype, terms, s, static_cast<double>(n), D, big_l, cap, f8,
+                                   p.scale, out[d]);
     }
   }
 }
@@ -175,9 +190,10 @@ std::vector<double> attention_tolerance(const ref::PagedAttentionProblem& p,
     }
   }
   std::vector<double> tol(r.out.size(), 0.0);
-  const int64_t kv_heads = p.num_kv_heads();
-  ref::run_tasks(p.num_seqs() * kv_heads, num_threads, [&] {
-    return [&](int64_t i) { group_tolerance(p, r, model, i / kv_heads, i % kv_heads, tol); };
+  // The reference runs again for its intermediates (the logits before the softmax and their
+  // magnitudes, one group at a time); the bound uses the given result's out and lse.
+  ref::paged_attention(p, {num_threads}, [&](const ref::GroupIntermediates& g) {
+    group_tolerance(p, r, model, g, tol);
   });
   return tol;
 }

@@ -1,6 +1,7 @@
 #pragma once
 /// Human-readable forms of reports and comparisons: the terminal table and Markdown.
 #include <string>
+#include <vector>
 
 #include "pagecheck/bench/compare.h"
 #include "pagecheck/bench/report.h"
@@ -18,6 +19,15 @@ std::string render_report_markdown(const BenchReport& report, const std::string&
 
 /// The notes of one result: "ABOVE CEILING", "not converged", the status message.
 std::string result_flags(const VariantResult& result);
+
+/// Whether `result` is marked ABOVE CEILING: measured (status ok) and flagged by the run
+/// (`above_ceiling`). The one predicate of the table, the Markdown, `bench record`'s warnings
+/// and, in Python, tools/plot_bandwidth.py's cross.
+bool marked_above_ceiling(const VariantResult& result);
+
+/// One line per result of `report` marked above the ceiling, in report order:
+/// "<family> <shape label> <variant>: <GB/s> GB/s above the <kind> ceiling <GB/s> GB/s (<share>)".
+std::vector<std::string> above_ceiling_warnings(const BenchReport& report);
 
 /// "12.3", "1234", "0.456": a time or rate with about three significant digits.
 std::string format_number(double value);
