@@ -164,6 +164,11 @@ class GroupWorker {
     (*observe_)(intermediates_);
   }
 
+  /// The ALiBi term of the t-th attended key of `range`: slope * (key position - row position).
+  static double alibi_bias(double slope, const AttendedRange& range, int64_t t) {
+    return slope * static_cast<double>(range.lo + t - range.position);
+  }
+
   /// Turns the dot products of vector `v` (query row `row`, head `head`) into max-subtracted
   /// weights w_t = exp(l_t - m) and writes lse = m + log(sum); the order of operations is
   /// docs/reference.md's: scale, soft-cap, ALiBi, (window: the range), sink.
@@ -184,9 +189,7 @@ class GroupWorker {
     }
     if (!f.alibi_slopes.empty()) {
       const double slope = f.alibi_slopes[head];
-      for (int64_t t = 0; t < n; ++t) {
-        w(t) += slope * static_cast<double>(range.lo + t - range.position);
-      }
+      for (int64_t t = 0; t < n; ++t) w(t) += alibi_bias(slope, range, t);
     }
     if (observe_ != nullptr) keep_logits(v, head);
     double max = w.maxCoeff();
@@ -212,8 +215,7 @@ class GroupWorker {
     const double slope = f.alibi_slopes.empty() ? 0.0 : f.alibi_slopes[head];
     Eigen::VectorXd& mag = magnitudes_[v];
     for (int64_t t = 0; t < range.hi - range.lo; ++t) {
-      const double bias = slope * static_cast<double>(range.lo + t - range.position);
-      mag(t) = scale * mag(t) + std::fabs(bias);
+      mag(t) = scale * mag(t) + std::fabs(alibi_bias(slope, range, t));
     }
   }
 

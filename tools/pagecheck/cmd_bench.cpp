@@ -206,7 +206,7 @@ int bench_family(BenchCliOptions& o, const VariantRegistry& registry, pc_family 
   const int failed = failed_runs(report);
   int above = 0;
   for (const auto& sr : report.shapes) {
-    for (const auto& v : sr.variants) above += v.above_ceiling;
+    for (const auto& v : sr.variants) above += bench::marked_above_ceiling(v);
   }
   if (above > 0) {
     std::cerr << "pagecheck bench: warning: " << family_name(family) << ": " << above

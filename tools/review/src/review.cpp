@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "pagecheck/bench/json_fields.h"
+#include "pagecheck/bench/render.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
@@ -168,7 +169,7 @@ std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, Famil
         fr.problems.push_back("bandwidth report " + fr.bandwidth_path + ": " + v.variant +
                               " failed on " + sr.shape.label + ": " + v.message);
       }
-      if (v.above_ceiling) {
+      if (bench::marked_above_ceiling(v)) {
         fr.notes.push_back("bandwidth report: " + v.variant + " on " + sr.shape.label +
                            " is above the measured ceiling (" +
                            std::to_string(std::lround(v.ceiling_share * 100)) + "%)");

@@ -21,8 +21,8 @@ std::string render_report_markdown(const BenchReport& report, const std::string&
 std::string result_flags(const VariantResult& result);
 
 /// Whether `result` is marked ABOVE CEILING: measured (status ok) and flagged by the run
-/// (`above_ceiling`). The one predicate of the table, the Markdown, `bench record`'s warnings
-/// and, in Python, tools/plot_bandwidth.py's cross.
+/// (`above_ceiling`). The one predicate of the table, the Markdown, the warnings of `bench` and
+/// `bench record`, review's notes and, in Python, tools/plot_bandwidth.py's cross.
 bool marked_above_ceiling(const VariantResult& result);
 
 /// One line per result of `report` marked above the ceiling, in report order:
