@@ -6,6 +6,8 @@
 
 #include "attention/attention_host.h"
 #include "attention/attention_params.h"
+#include "attention/attention_rows.h"
+#include "attention/attention_shapes.h"
 #include "attention_gqa/gqa_variant.h"
 #include "common/kernel_lists.h"
 #include "copy/copy_host.h"
@@ -114,8 +116,21 @@ pc_variant common(const char* name, const char* description, pc_family family, u
   return v;
 }
 
+/// v1 and v2_split: the features (sinks, window, soft-cap, causal or not), up to kMaxQueryLen
+/// new tokens per sequence, context-0 rows written as +0, every power-of-two block size with a
+/// tile (attention_shapes.h), and v1 also head size 512.
 pc_variant attention(const char* name, const char* description, const AttentionVariant* which) {
-  pc_variant v = common(name, description, PC_FAMILY_PAGED_ATTENTION, kAttentionCaps, which);
+  pc_variant v = common(
+      name, description, PC_FAMILY_PAGED_ATTENTION,
+      kAttentionCaps | PC_CAP_SINKS | PC_CAP_WINDOW | PC_CAP_SOFT_CAP | PC_CAP_NON_CAUSAL, which);
+  v.max_query_len = kMaxQueryLen;
+  v.context0 = PC_CONTEXT0_ZEROS;
+  v.block_sizes = kAttentionBlockSizes.sizes.data();
+  v.num_block_sizes = kAttentionBlockSizes.count;
+  if (*which != AttentionVariant::kV2Split) {
+    v.head_sizes = kV1HeadSizes.data();
+    v.num_head_sizes = static_cast<int32_t>(kV1HeadSizes.size());
+  }
   if (*which == AttentionVariant::kV2Split) {
     // The sizes choose_partition_size can pick (attention_params.h).
     v.partition_sizes = kPartitionSizes.data();
@@ -128,9 +143,7 @@ pc_variant attention(const char* name, const char* description, const AttentionV
 }
 
 /// The copies' layouts and cache dtypes: x-split, NHD and HND; the token dtype or fp8 (E4M3,
-/// E5M2) with per-tensor or per-kv-head scales. (Token dtypes stay the three 16/32-bit ones:
-/// a raw gather of fp8 codes, dtype == cache dtype fp8, is implemented but not declared, since
-/// the generators would pair an fp8 token dtype with the other fp8 cache dtype.)
+/// E5M2) with per-tensor or per-kv-head scales.
 void declare_copy_layouts(pc_variant& v) {
   v.kv_dtype_mask = kAllDtypes | kFp8Dtypes;
   v.cache_kind_mask = (1u << PC_CACHE_X_SPLIT) | (1u << PC_CACHE_NHD) | (1u << PC_CACHE_HND);
@@ -142,6 +155,7 @@ pc_variant gather(const char* name, const char* description, const CopyVariant* 
   pc_variant v =
       common(name, description, PC_FAMILY_GATHER_CACHED_KV, kCopyCaps | PC_CAP_DEQUANTIZE, which);
   declare_copy_layouts(v);
+  v.dtype_mask |= kFp8Dtypes;  // raw gathers of fp8 codes (token dtype == cache dtype)
   v.can_implement = &gather_can_implement;
   v.launch = &gather_launch;
   return v;
@@ -160,10 +174,12 @@ const pc_variant* builtin_variants(std::size_t* count) {
   // Function-local: safe to call from other translation units' static initializers.
   static const pc_variant kVariants[] = {
       attention("v1_baseline",
-                "one block per (seq, head); each thread group loads the query from global memory",
+                "one block per (query row, head); each thread group loads the query from global "
+                "memory",
                 &kV1Baseline),
       attention("v1_shared_q",
-                "one block per (seq, head); the block loads the query into shared memory once",
+                "one block per (query row, head); the block loads the query into shared memory "
+                "once",
                 &kV1SharedQ),
       attention("v2_split",
                 "split-K: 256+-token partitions sized to the grid, then a reduction kernel",
@@ -171,11 +187,13 @@ const pc_variant* builtin_variants(std::size_t* count) {
       gqa_variant(),  // v3_gqa: kernels/src/attention_gqa/gqa_variant.cpp
       gather("naive", "one thread per element, scalar loads and stores", &kScalar),
       gather("vectorized",
-             "16-byte cache chunks (strided scalar reads where not contiguous); 16-byte writes",
+             "16-byte cache chunks; slot rows of consecutive slots transposed in shared memory "
+             "where slots are contiguous (strided scalar reads otherwise); 16-byte writes",
              &kVectorized),
       reshape("scalar", "one thread per element, scalar loads and stores", &kScalar),
       reshape("vectorized",
-              "16-byte row reads; 16-byte cache chunk writes (strided where not contiguous)",
+              "16-byte row reads; 16-byte cache chunk writes, slot rows of consecutive slots "
+              "where slots are contiguous (strided scalar writes otherwise)",
               &kVectorized),
   };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,8 @@ TEST_F(Gqa, DeclaresLayoutsFp8FeaturesAndMultiTokenQueries) {
   EXPECT_EQ(v.variant.precision.struct_size, sizeof(pc_precision));
   EXPECT_EQ(v.variant.precision.qk_accum, PC_ACCUM_FLOAT32);
   EXPECT_EQ(v.variant.precision.pv_accum, PC_ACCUM_FLOAT32);
-  EXPECT_EQ(v.variant.precision.rounded, 0u);
+  // The tensor-core path rounds the softmax weights to the query dtype before P.V.
+  EXPECT_EQ(v.variant.precision.rounded, static_cast<uint32_t>(PC_ROUND_WEIGHTS));
   EXPECT_EQ(v.variant.precision.storage_sum_terms, 0);
   EXPECT_FALSE(v.nondeterministic());
   const uint64_t caps = PC_CAP_ALIBI | PC_CAP_LARGE_CACHE | PC_CAP_TOKEN_STRIDE |
@@ -207,15 +209,23 @@ TEST_F(Gqa, WorkspaceHoldsEveryPartitionOfEveryRow) {
   a.features.window = 0;
   a.batch.max_blocks_per_seq = a.batch.block_table_stride = 1024;
   a.batch.max_context_len = 16384;
-  // 3 sequences x 2 kv heads x 4 row chunks (group 8 x 4 tokens, 8 rows a block) = 24 blocks
-  // per partition: the largest size whose grid still reaches 2 x 132 blocks is 1024.
-  const int32_t size = kernels::choose_gqa_partition_size(24, 16384, 16384, 132);
-  ASSERT_EQ(size, 1024);
-  const int64_t parts = 16384 / size;
-  const int64_t entries = a.batch.num_query_tokens * a.num_heads * parts;
   const auto align = [](int64_t b) { return (b + 255) / 256 * 256; };
-  const int64_t expected = 2 * align(entries * 4) + align(entries * 128 * 4);
-  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &a)), expected);
+  const auto workspace_for = [&](int32_t size) {
+    const int64_t entries = a.batch.num_query_tokens * a.num_heads * (16384 / size);
+    return 2 * align(entries * 4) + align(entries * 128 * 4);
+  };
+  // fp16 queries on the fp8 NHD cache run on tensor cores, 16 rows a block: 3 sequences x 2 kv
+  // heads x 2 row chunks (group 8 x 4 tokens) = 12 blocks per partition, and the largest size
+  // whose grid still reaches 2 x 132 blocks is 512.
+  ASSERT_TRUE(kernels::gqa_uses_tensor_cores(a));
+  ASSERT_EQ(kernels::choose_gqa_partition_size(12, 16384, 16384, 132), 512);
+  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &a)), workspace_for(512));
+  // float32 queries run on CUDA cores, 8 rows a block: 4 row chunks, 24 blocks, size 1024.
+  pc_paged_attention_args f32 = a;
+  f32.dtype = PC_DTYPE_FLOAT32;
+  ASSERT_FALSE(kernels::gqa_uses_tensor_cores(f32));
+  ASSERT_EQ(kernels::choose_gqa_partition_size(24, 16384, 16384, 132), 1024);
+  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &f32)), workspace_for(1024));
   // A batch that fills the device with one partition of at most 16384 tokens needs none.
   a.batch.num_seqs = 512;
   a.batch.num_query_tokens = 512 * 4;
@@ -261,6 +271,93 @@ TEST(GqaLoadMode, VectorsWhereTheStridesAllowThemElementsElsewhere) {
   pc_cache_strides odd = nhd;
   odd.slot += 3;
   EXPECT_EQ(gqa_load_mode(odd, 128, 16, 2, true), kernels::kGqaLoadScalar);
+}
+
+}  // namespace
+}  // namespace pagecheck
+
+namespace pagecheck {
+namespace {
+
+/// The tensor-core kernel takes float16 / bfloat16 queries on a cache of their dtype or fp8
+/// with 16-byte vectors (K along the dims, V along the dims or the slots) and 32-bit in-token
+/// offsets; everything else goes to the CUDA-core kernel.
+TEST(GqaTensorCores, ChosenOnlyWhereItsLoadsFit) {
+  const pc_device_info device = h200();
+  pc_paged_attention_args a = gqa_args();  // fp16 queries, fp8 NHD cache
+  EXPECT_TRUE(kernels::gqa_uses_tensor_cores(a));
+  EXPECT_EQ(kernels::gqa_launch_shape(&device, a).rows_per_block, kernels::kGqaTensorCoreRows);
+  a.dtype = PC_DTYPE_BFLOAT16;
+  EXPECT_TRUE(kernels::gqa_uses_tensor_cores(a));
+  a.dtype = PC_DTYPE_FLOAT32;
+  EXPECT_FALSE(kernels::gqa_uses_tensor_cores(a)) << "float32 queries";
+  EXPECT_NE(kernels::gqa_launch_shape(&device, a).rows_per_block, kernels::kGqaTensorCoreRows);
+
+  pc_paged_attention_args odd = gqa_args();
+  odd.key_cache = static_cast<const char*>(odd.key_cache) + 1;  // not 16-byte aligned
+  EXPECT_FALSE(kernels::gqa_uses_tensor_cores(odd)) << "misaligned K";
+  odd = gqa_args();
+  odd.cache.value.dim = 2;  // V dims 2 apart, slots not contiguous: element by element
+  odd.cache.value.slot = 2 * 128 * 2;
+  EXPECT_FALSE(kernels::gqa_uses_tensor_cores(odd)) << "element-wise V";
+  odd = gqa_args();
+  odd.cache.key.block = int64_t{1} << 31;  // the kernel keeps the block stride in 32 bits
+  odd.cache.value.block = int64_t{1} << 31;
+  EXPECT_FALSE(kernels::gqa_uses_tensor_cores(odd)) << "block stride >= 2^31";
+}
+
+/// With a window the grid has only the partitions one chunk's span can touch, and every span
+/// [lo(first row), hi(last row)) of every chunk lies inside the grid counted from the chunk's
+/// first attended partition (the kernels' BlockSpan): checked over random calls.
+TEST(GqaWindowedGrid, CoversEveryChunkSpanAndFollowsTheWindow) {
+  const pc_device_info device = h200();
+  pc_paged_attention_args a = gqa_args();
+  a.batch.max_blocks_per_seq = a.batch.block_table_stride = 1024;
+  a.batch.max_context_len = 16384;
+  a.features.window = 128;
+  const kernels::GqaLaunchShape windowed = kernels::gqa_launch_shape(&device, a);
+  ASSERT_GT(windowed.partition_size, 0);
+  EXPECT_EQ(windowed.partitions, (16384 + windowed.partition_size - 1) / windowed.partition_size);
+  EXPECT_LE(windowed.grid_partitions,
+            (128 + 4 - 1 + windowed.partition_size - 1) / windowed.partition_size + 1);
+  EXPECT_LT(windowed.grid_partitions, windowed.partitions);
+  a.features.window = 0;
+  const kernels::GqaLaunchShape whole = kernels::gqa_launch_shape(&device, a);
+  EXPECT_EQ(whole.grid_partitions, whole.partitions);
+
+  std::mt19937 rng(12345);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 2000; ++trial) {
+    pc_paged_attention_args c = gqa_args();
+    const int ctx = pick(1, 20000);
+    const int qmax = pick(1, 16);
+    c.batch.max_query_len = qmax;
+    c.batch.max_context_len = ctx;
+    c.batch.max_blocks_per_seq = c.batch.block_table_stride = (ctx + 15) / 16;
+    c.features.window = pick(1, 3000);
+    c.features.causal = pick(0, 1);
+    c.batch.num_seqs = pick(1, 64);
+    c.batch.num_query_tokens = c.batch.num_seqs * qmax;
+    const kernels::GqaLaunchShape g = kernels::gqa_launch_shape(&device, c);
+    ASSERT_GT(g.partition_size, 0);
+    const int ps = g.partition_size, w = static_cast<int>(g.window);
+    const int group = c.num_heads / c.cache.num_kv_heads;
+    // One sequence of length ctx with q_len tokens; every chunk of rows_per_block rows.
+    const int qlen = std::min(pick(1, qmax), ctx);
+    const int rows = qlen * group;
+    for (int v0 = 0; v0 < rows; v0 += g.rows_per_block) {
+      const int v1 = std::min(rows, v0 + g.rows_per_block) - 1;
+      const int pos_first = ctx - qlen + v0 / group, pos_last = ctx - qlen + v1 / group;
+      const int lo = w > 0 ? std::max(0, pos_first - w + 1) : 0;
+      const int hi = c.features.causal ? pos_last + 1 : ctx;
+      const int first_part = w > 0 ? lo / ps : 0;
+      const int last_part = (hi - 1) / ps;
+      ASSERT_LT(last_part - first_part, g.grid_partitions)
+          << "ctx " << ctx << " W " << w << " q_len " << qlen << " size " << ps << " chunk at row "
+          << v0 << " spans partitions " << first_part << ".." << last_part;
+      ASSERT_LT(last_part, g.partitions);
+    }
+  }
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 /// Argument checks, workspace layout and launch of the paged-attention variants.
 #include "attention/attention_host.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "attention/attention_params.h"
+#include "attention/attention_rows.h"
+#include "attention/attention_shapes.h"
 #include "common/host_checks.h"
 #include "pagecheck/plugin_read.h"
 
@@ -16,21 +19,41 @@ constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kMaxGridZ = 65535;
 constexpr int64_t kMaxContext = int64_t{1} << 30;
 
-/// v1 main kernel: logits for the whole context plus the static shared memory.
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+int64_t query_bound(const pc_paged_attention_args& a) {
+  return a.batch.max_query_len > 1 ? a.batch.max_query_len : 1;
+}
+
+/// The window the kernels see: 0 when it covers every context (then it masks nothing).
+int64_t effective_window(const pc_paged_attention_args& a) {
+  const int64_t w = a.features.window;
+  return w > 0 && w < a.batch.max_context_len ? w : 0;
+}
+
+/// Bound on every row's hi - base (attention_rows.h): the v1 logits and the v2 partitions.
+int64_t span_bound(const pc_paged_attention_args& a) {
+  return attention_span_bound(a.batch.max_context_len, effective_window(a), query_bound(a));
+}
+
+/// v1 main kernel: logits for a row's whole range plus the static shared memory.
 int64_t v1_smem_bytes(const pc_paged_attention_args& a) {
-  return ((a.batch.max_context_len + 3) / 4) * 4 * 4 + 4 * a.cache.head_size * 4 +
-         a.cache.head_size * 4 + 64;
+  return attention_v1_dynamic_smem(span_bound(a)) + attention_static_smem_bound(a.cache.head_size);
 }
 
+/// v2 partitions per row at kPartitionSize (the most the launcher uses), >= 1.
 int64_t num_partitions(const pc_paged_attention_args& a) {
-  return (a.batch.max_context_len + kPartitionSize - 1) / kPartitionSize;
+  return std::max<int64_t>(1, (span_bound(a) + kPartitionSize - 1) / kPartitionSize);
 }
 
-/// Byte offsets of the v2 workspace sections, each 256-byte aligned.
+/// Byte offsets of the v2 workspace sections, each 256-byte aligned: one entry per (query row,
+/// head, partition).
 struct V2Workspace {
   int64_t max_offset = 0, sum_offset = 0, out_offset = 0, total = 0;
   explicit V2Workspace(const pc_paged_attention_args& a) {
-    const int64_t rows = a.batch.num_seqs * a.num_heads * num_partitions(a);
+    const int64_t rows = a.batch.num_query_tokens * a.num_heads * num_partitions(a);
     auto align = [](int64_t b) { return (b + 255) / 256 * 256; };
     sum_offset = align(rows * 4);
     out_offset = sum_offset + align(rows * 4);
@@ -38,44 +61,80 @@ struct V2Workspace {
   }
 };
 
-KernelStatus check_shapes(const pc_paged_attention_args& a) {
+/// Head and block sizes the variant takes (attention_shapes.h).
+KernelStatus check_sizes(AttentionVariant variant, const pc_kv_cache& c) {
+  const bool wide = variant != AttentionVariant::kV2Split && c.head_size == kV1WideHeadSize;
+  if (!wide && !compiled_head_size(c.head_size)) {
+    return KernelStatus::unsupported("unsupported head_size: " + str(c.head_size));
+  }
+  if (attention_tile(c.head_size, c.block_size) == 0) {
+    return KernelStatus::unsupported("unsupported block_size: " + str(c.block_size));
+  }
+  return KernelStatus::success();
+}
+
+/// The ragged batch (q_len <= kMaxQueryLen through query_start) and the features.
+KernelStatus check_batch(const pc_paged_attention_args& a) {
+  const pc_ragged_batch& b = a.batch;
+  KernelStatus st = first_failure(
+      require_min(b.num_seqs, 0, "batch.num_seqs"), require_min(a.num_heads, 1, "num_heads"),
+      require_min(b.num_query_tokens, 0, "batch.num_query_tokens"),
+      require_min(b.max_blocks_per_seq, 1, "batch.max_blocks_per_seq"),
+      require_min(b.block_table_stride, b.max_blocks_per_seq, "batch.block_table_stride"),
+      require_min(b.max_context_len, 0, "batch.max_context_len"));
+  if (!st.ok()) return st;
+  if (b.max_query_len > kMaxQueryLen) {
+    return KernelStatus::unsupported("batch.max_query_len (" + str(b.max_query_len) + ") exceeds " +
+                                     str(kMaxQueryLen));
+  }
+  if (b.query_start == nullptr && b.num_query_tokens != b.num_seqs) {
+    return KernelStatus::invalid("batch.num_query_tokens (" + str(b.num_query_tokens) +
+                                 ") differs from batch.num_seqs (" + str(b.num_seqs) +
+                                 ") without query_start");
+  }
+  const pc_attention_features& f = a.features;
+  if (f.window < 0) return KernelStatus::invalid("features.window (" + str(f.window) + ") < 0");
+  if (!(f.soft_cap >= 0.f) || !std::isfinite(f.soft_cap)) {
+    return KernelStatus::invalid("features.soft_cap must be finite and >= 0");
+  }
+  return KernelStatus::success();
+}
+
+KernelStatus check_shapes(AttentionVariant variant, const pc_paged_attention_args& a) {
   KernelStatus st = first_failure(require_struct_size(a.cache.struct_size, "args.cache"),
                                   require_struct_size(a.batch.struct_size, "args.batch"),
                                   require_struct_size(a.features.struct_size, "args.features"));
   if (!st.ok()) return st;
   st = check_cache_shape(a.cache, a.dtype);
   if (!st.ok()) return st;
-  st = check_decode_batch(a.batch, a.features);
+  st = check_sizes(variant, a.cache);
+  if (!st.ok()) return st;
+  st = check_batch(a);
   if (!st.ok()) return st;
   const pc_ragged_batch& b = a.batch;
-  st = first_failure(
-      require_min(b.num_seqs, 0, "batch.num_seqs"), require_min(a.num_heads, 1, "num_heads"),
-      require_min(b.max_blocks_per_seq, 1, "batch.max_blocks_per_seq"),
-      require_min(b.block_table_stride, b.max_blocks_per_seq, "batch.block_table_stride"),
-      require_min(b.max_context_len, 1, "batch.max_context_len"));
-  if (!st.ok()) return st;
   if (a.num_heads % a.cache.num_kv_heads != 0) {
-    return KernelStatus::invalid("num_heads (" + std::to_string(a.num_heads) +
+    return KernelStatus::invalid("num_heads (" + str(a.num_heads) +
                                  ") is not a multiple of cache.num_kv_heads (" +
-                                 std::to_string(a.cache.num_kv_heads) + ")");
+                                 str(a.cache.num_kv_heads) + ")");
   }
   const int64_t capacity = b.max_blocks_per_seq * a.cache.block_size;
   if (b.max_context_len > capacity) {
-    return KernelStatus::invalid("batch.max_context_len (" + std::to_string(b.max_context_len) +
-                                 ") exceeds max_blocks_per_seq * block_size (" +
-                                 std::to_string(capacity) + ")");
+    return KernelStatus::invalid("batch.max_context_len (" + str(b.max_context_len) +
+                                 ") exceeds max_blocks_per_seq * block_size (" + str(capacity) +
+                                 ")");
   }
   if (!std::isfinite(a.scale)) return KernelStatus::invalid("scale is not finite");
   if (b.num_seqs > kMaxGridY) {
-    return KernelStatus::unsupported("batch.num_seqs (" + std::to_string(b.num_seqs) +
+    return KernelStatus::unsupported("batch.num_seqs (" + str(b.num_seqs) +
                                      ") exceeds 65535 (grid y)");
   }
-  if (a.num_heads > std::numeric_limits<int32_t>::max()) {
-    return KernelStatus::unsupported("num_heads (" + std::to_string(a.num_heads) +
+  if (a.num_heads * query_bound(a) > std::numeric_limits<int32_t>::max()) {
+    return KernelStatus::unsupported("num_heads x batch.max_query_len (" +
+                                     str(a.num_heads * query_bound(a)) +
                                      ") exceeds 2^31 - 1 (grid x)");
   }
   if (b.max_context_len > kMaxContext) {
-    return KernelStatus::unsupported("batch.max_context_len (" + std::to_string(b.max_context_len) +
+    return KernelStatus::unsupported("batch.max_context_len (" + str(b.max_context_len) +
                                      ") exceeds 2^30 tokens");
   }
   return KernelStatus::success();
@@ -86,15 +145,7 @@ KernelStatus check_pointers_and_strides(const pc_paged_attention_args& a) {
   const int64_t elem = abi::dtype_bytes(a.dtype);
   const pc_cache_strides& k = a.cache.key;
   const pc_cache_strides& v = a.cache.value;
-  KernelStatus st = first_failure(
-      require_pointer(a.query, "query"), require_pointer(a.key_cache, "key_cache"),
-      require_pointer(a.value_cache, "value_cache"),
-      require_pointer(a.batch.block_table, "batch.block_table"),
-      require_pointer(a.batch.context_lens, "batch.context_lens"), require_pointer(a.out, "out"),
-      require_min(a.query_stride_head, 1, "query_stride_head"),
-      require_min(a.query_stride_token, 1, "query_stride_token"),
-      require_min(a.out_stride_head, 1, "out_stride_head"),
-      require_min(a.out_stride_token, 1, "out_stride_token"));
+  KernelStatus st = check_attention_pointers(a);
   if (!st.ok()) return st;
   if (reinterpret_cast<uintptr_t>(a.out) % static_cast<uintptr_t>(elem) != 0) {
     return KernelStatus::invalid("out is not aligned to its element size");
@@ -115,34 +166,25 @@ KernelStatus check_pointers_and_strides(const pc_paged_attention_args& a) {
 
 KernelStatus check_shared_memory(AttentionVariant variant, const pc_device_info* device,
                                  const pc_paged_attention_args& a) {
-  int64_t limit = 0;
-  KernelStatus st = max_shared_memory_per_block(device, &limit);
-  if (!st.ok()) return st;
   const int64_t max_context = a.batch.max_context_len;
   if (variant != AttentionVariant::kV2Split) {
-    const int64_t need = v1_smem_bytes(a);
-    if (need > limit) {
-      return KernelStatus::unsupported("batch.max_context_len (" + std::to_string(max_context) +
-                                       ") needs " + std::to_string(need) +
-                                       " bytes of shared memory per block, the device allows " +
-                                       std::to_string(limit) + " (use v2_split)");
-    }
-    return KernelStatus::success();
+    return require_shared_memory(device, v1_smem_bytes(a),
+                                 "batch.max_context_len (" + str(max_context) + ")",
+                                 " (use v2_split)");
   }
   const int64_t parts = num_partitions(a);
-  const int64_t reduce_need = parts * 2 * 4 + 64;
-  if (parts > kMaxGridZ || reduce_need > limit) {
-    return KernelStatus::unsupported("batch.max_context_len (" + std::to_string(max_context) +
-                                     ") needs " + std::to_string(parts) +
-                                     " partitions, more than the reduction handles");
+  if (parts > kMaxGridZ) {
+    return KernelStatus::unsupported("batch.max_context_len (" + str(max_context) + ") needs " +
+                                     str(parts) + " partitions, more than the reduction handles");
   }
-  return KernelStatus::success();
+  return require_shared_memory(device, attention_reduce_dynamic_smem(parts) + 64,
+                               "batch.max_context_len (" + str(max_context) + ")");
 }
 
 /// The checks on arguments already read with abi::read.
 KernelStatus check_read_args(AttentionVariant variant, const pc_device_info* device,
                              const pc_paged_attention_args& a) {
-  KernelStatus st = check_shapes(a);
+  KernelStatus st = check_shapes(variant, a);
   if (!st.ok()) return st;
   st = check_pointers_and_strides(a);
   if (!st.ok()) return st;
@@ -163,8 +205,8 @@ std::size_t attention_workspace_bytes(AttentionVariant variant,
                                       const pc_paged_attention_args* args) {
   if (variant != AttentionVariant::kV2Split || args == nullptr || args->struct_size == 0) return 0;
   const pc_paged_attention_args a = abi::read(*args);
-  if (a.batch.num_seqs <= 0 || a.num_heads <= 0 || a.batch.max_context_len <= 0 ||
-      a.cache.head_size <= 0) {
+  if (a.batch.num_seqs <= 0 || a.batch.num_query_tokens <= 0 || a.num_heads <= 0 ||
+      a.batch.max_context_len < 0 || a.cache.head_size <= 0) {
     return 0;
   }
   return static_cast<std::size_t>(V2Workspace(a).total);
@@ -182,9 +224,10 @@ KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* de
   const pc_ragged_batch& b = a.batch;
   if (b.num_seqs == 0) return KernelStatus::success();
 
+  const int tile = attention_tile(a.cache.head_size, a.cache.block_size);
   AttentionParams p{};
   p.query = a.query;
-  p.query_stride_seq = a.query_stride_token;  // one query row per sequence
+  p.query_stride_token = a.query_stride_token;
   p.query_stride_head = a.query_stride_head;
   p.key_cache = a.key_cache;
   p.key_stride_block = a.cache.key.block;
@@ -198,22 +241,32 @@ KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* de
   p.block_table = b.block_table;
   p.block_table_stride = b.block_table_stride;
   p.context_lens = b.context_lens;
+  p.query_start = b.query_start;
   p.alibi_slopes = a.features.alibi_slopes;
+  p.sinks = a.features.sinks;
   p.out = a.out;
-  p.out_stride_seq = a.out_stride_token;
+  p.out_stride_token = a.out_stride_token;
   p.out_stride_head = a.out_stride_head;
   p.num_seqs = static_cast<int32_t>(b.num_seqs);
   p.num_heads = static_cast<int32_t>(a.num_heads);
   p.queries_per_kv = static_cast<int32_t>(a.num_heads / a.cache.num_kv_heads);
   p.max_context_len = static_cast<int32_t>(b.max_context_len);
+  p.max_query_len = static_cast<int32_t>(query_bound(a));
+  p.max_span = static_cast<int32_t>(span_bound(a));
+  p.window = static_cast<int32_t>(effective_window(a));
+  p.causal = a.features.causal != 0 ? 1 : 0;
+  p.tile_shift = attention_tile_shift(a.cache.block_size, tile);
+  p.tile_size = tile;
+  p.soft_cap = a.features.soft_cap;
   p.scale = a.scale;
   if (variant == AttentionVariant::kV2Split) {
-    if (workspace == nullptr)
+    const V2Workspace layout(a);
+    if (layout.total > 0 && workspace == nullptr) {
       return KernelStatus::invalid("v2_split needs a workspace (NULL given)");
+    }
     if (reinterpret_cast<uintptr_t>(workspace) % 256 != 0) {
       return KernelStatus::invalid("workspace is not 256-byte aligned");
     }
-    const V2Workspace layout(a);
     char* base = static_cast<char*>(workspace);
     p.partition_size = kPartitionSize;  // the launcher may choose larger partitions
     p.max_num_partitions = static_cast<int32_t>(num_partitions(a));
@@ -221,7 +274,7 @@ KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* de
     p.partition_sum = reinterpret_cast<float*>(base + layout.sum_offset);
     p.partition_out = reinterpret_cast<float*>(base + layout.out_offset);
   }
-  return dispatch_attention(variant, a.dtype, a.cache.head_size, a.cache.block_size, p, stream);
+  return dispatch_attention(variant, a.dtype, a.cache.head_size, tile, p, stream);
 }
 
 }  // namespace pagecheck::kernels

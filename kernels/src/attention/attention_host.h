@@ -12,8 +12,8 @@ namespace pagecheck::kernels {
 
 /// The three built-in paged-attention designs (docs/kernels.md).
 enum class AttentionVariant : int {
-  kV1Baseline = 0,  ///< one block per (seq, head), per-thread-group query loads
-  kV1SharedQ = 1,   ///< one block per (seq, head), query loaded once into shared memory
+  kV1Baseline = 0,  ///< one block per (query row, head), per-thread-group query loads
+  kV1SharedQ = 1,   ///< one block per (query row, head), query loaded once into shared memory
   kV2Split = 2,     ///< partitions of kPartitionSize tokens + a reduction kernel
 };
 
@@ -31,9 +31,9 @@ KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* de
                               cudaStream_t stream);
 
 struct AttentionParams;
-/// Compile-time dispatch over dtype, head size, block size and variant (attention_dispatch.cu).
+/// Compile-time dispatch over dtype, head size, tile (attention_tile) and variant
+/// (attention_dispatch.cu).
 KernelStatus dispatch_attention(AttentionVariant variant, pc_dtype dtype, int64_t head_size,
-                                int64_t block_size, const AttentionParams& params,
-                                cudaStream_t stream);
+                                int64_t tile, const AttentionParams& params, cudaStream_t stream);
 
 }  // namespace pagecheck::kernels

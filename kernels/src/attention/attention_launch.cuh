@@ -2,6 +2,7 @@
 /// Definitions of the attention launchers; included only by the generated instantiation files.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "attention/attention_kernel.cuh"
@@ -22,13 +23,17 @@ KernelStatus allow_dynamic_smem(Kernel kernel, int64_t bytes) {
 }  // namespace detail
 
 template <typename T, int HEAD_SIZE, int BLOCK_SIZE, bool SHARED_Q>
-KernelStatus launch_attention_v1(const AttentionParams& params, cudaStream_t stream) {
+KernelStatus launch_attention_v1(const AttentionParams& host_params, cudaStream_t stream) {
   using Tr = AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>;
   auto* kernel = &paged_attention_kernel<T, HEAD_SIZE, BLOCK_SIZE, SHARED_Q, false>;
-  const int64_t smem = attention_v1_dynamic_smem(params.max_context_len);
+  AttentionParams params = host_params;
+  params.tile_size = BLOCK_SIZE;
+  // Logits for a row's whole range: at most max_span tokens from the tile-aligned start.
+  const int64_t smem = attention_v1_dynamic_smem(params.max_span);
   KernelStatus st = detail::allow_dynamic_smem(kernel, smem);
   if (!st.ok()) return st;
-  const dim3 grid(params.num_heads, params.num_seqs, 1);
+  const dim3 grid(static_cast<unsigned>(params.num_heads * params.max_query_len),
+                  static_cast<unsigned>(params.num_seqs), 1);
   kernel<<<grid, Tr::kThreads, static_cast<size_t>(smem), stream>>>(params);
   PAGECHECK_RETURN_IF_LAUNCH_FAILED(SHARED_Q ? "paged_attention_kernel<v1_shared_q> launch"
                                              : "paged_attention_kernel<v1_baseline> launch");
@@ -73,17 +78,21 @@ KernelStatus launch_attention_v2(const AttentionParams& host_params, cudaStream_
   auto* kernel = &paged_attention_kernel<T, HEAD_SIZE, BLOCK_SIZE, true, true>;
   const int64_t slots =
       detail::resident_blocks(kernel, Tr::kThreads, attention_v2_dynamic_smem(kMaxPartitionSize));
-  const int64_t rows = int64_t{host_params.num_seqs} * host_params.num_heads;
-  // Partition sizes from the grid (choose_partition_size); the workspace, sized for
-  // kPartitionSize, holds the fewer partitions of a larger size. Also when every context fits
-  // in one partition (the reduction then copies): on the H200 this kernel and the dependent
-  // reduction beat the single-pass v1 kernel on every 128-token shape of the bench sweep
-  // (docs/performance.md).
+  const int64_t rows =
+      int64_t{host_params.num_seqs} * host_params.num_heads * host_params.max_query_len;
+  // Partition sizes from the grid (choose_partition_size) over the longest row range (the
+  // context, or the window: max_span); the workspace, sized for kPartitionSize, holds the fewer
+  // partitions of a larger size. Also when every range fits in one partition (the reduction
+  // then copies and adds the sink): on the H200 this kernel and the dependent reduction beat
+  // the single-pass v1 kernel on every 128-token shape of the bench sweep (docs/performance.md).
   AttentionParams params = host_params;
-  params.partition_size = choose_partition_size(rows, params.max_context_len, slots);
+  params.tile_size = BLOCK_SIZE;
+  params.partition_size = choose_partition_size(rows, params.max_span, slots);
   params.max_num_partitions =
-      (params.max_context_len + params.partition_size - 1) / params.partition_size;
-  const dim3 grid(params.num_heads, params.num_seqs, params.max_num_partitions);
+      std::max(1, (params.max_span + params.partition_size - 1) / params.partition_size);
+  const dim3 grid(static_cast<unsigned>(params.num_heads * params.max_query_len),
+                  static_cast<unsigned>(params.num_seqs),
+                  static_cast<unsigned>(params.max_num_partitions));
   kernel<<<grid, Tr::kThreads,
            static_cast<size_t>(attention_v2_dynamic_smem(params.partition_size)), stream>>>(params);
   PAGECHECK_RETURN_IF_LAUNCH_FAILED("paged_attention_kernel<v2_split> launch");
@@ -96,7 +105,8 @@ KernelStatus launch_attention_v2(const AttentionParams& host_params, cudaStream_
   KernelStatus st = detail::allow_dynamic_smem(reduce, reduce_smem);
   if (!st.ok()) return st;
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(params.num_heads, params.num_seqs, 1);
+  config.gridDim = dim3(static_cast<unsigned>(params.num_heads * params.max_query_len),
+                        static_cast<unsigned>(params.num_seqs), 1);
   config.blockDim = dim3(128, 1, 1);
   config.dynamicSmemBytes = static_cast<size_t>(reduce_smem);
   config.stream = stream;

@@ -7,10 +7,11 @@
 
 namespace pagecheck::kernels {
 
-/// Everything one paged-attention launch reads or writes.
+/// Everything one paged-attention launch reads or writes. The kernels walk the cache in tiles of
+/// BLOCK_SIZE slots (their compiled block size); a cache block holds 2^tile_shift tiles.
 struct AttentionParams {
-  const void* query;            ///< [num_seqs, num_heads, head_size], storage dtype
-  int64_t query_stride_seq;     ///< elements between sequences
+  const void* query;            ///< [num_query_tokens, num_heads, head_size], storage dtype
+  int64_t query_stride_token;   ///< elements between query rows
   int64_t query_stride_head;    ///< elements between heads
   const void* key_cache;        ///< [blocks, kv_heads, head_size / x, block_size, x]
   int64_t key_stride_block;     ///< elements between blocks
@@ -24,24 +25,33 @@ struct AttentionParams {
   const int32_t* block_table;   ///< [num_seqs, block_table_stride]
   int64_t block_table_stride;   ///< elements between block-table rows
   const int32_t* context_lens;  ///< [num_seqs]
+  const int32_t* query_start;   ///< [num_seqs + 1] cumulative query rows, or nullptr (one each)
   const float* alibi_slopes;    ///< [num_heads] or nullptr
-  void* out;                    ///< [num_seqs, num_heads, head_size], storage dtype
-  int64_t out_stride_seq;       ///< elements between sequences
+  const float* sinks;           ///< [num_heads] or nullptr: a logit in the denominator only
+  void* out;                    ///< [num_query_tokens, num_heads, head_size], storage dtype
+  int64_t out_stride_token;     ///< elements between output rows
   int64_t out_stride_head;      ///< elements between heads
   int32_t num_seqs;             ///< batch size (grid y)
-  int32_t num_heads;            ///< query heads (grid x)
+  int32_t num_heads;            ///< query heads (grid x = num_heads * max_query_len)
   int32_t queries_per_kv;       ///< num_heads / num_kv_heads
   int32_t max_context_len;      ///< host-side bound on every context_lens entry
+  int32_t max_query_len;        ///< host-side bound on every q_len, >= 1
+  int32_t max_span;             ///< attention_span_bound: bound on a row's hi - base
+  int32_t window;               ///< 0 = none, else W < max_context_len
+  int32_t causal;               ///< non-zero: causal among the new tokens
+  int32_t tile_shift;           ///< log2(block_size / BLOCK_SIZE)
+  int32_t tile_size;            ///< BLOCK_SIZE of the instantiation (set by the launcher)
+  float soft_cap;               ///< 0 = none, else cap * tanh(x / cap)
   float scale;                  ///< logit scale
-  // v2_split only: the workspace, [num_seqs, num_heads, max_num_partitions] (x head_size).
+  // v2_split only: the workspace, [num_query_tokens, num_heads, max_num_partitions] (x head_size).
   int32_t partition_size;      ///< tokens per partition (choose_partition_size)
-  int32_t max_num_partitions;  ///< ceil(max_context_len / partition_size)
+  int32_t max_num_partitions;  ///< ceil(max_span / partition_size), >= 1 (grid z)
   float* partition_max;        ///< per-partition max logit
   float* partition_sum;        ///< per-partition sum of exp(logit - partition max)
   float* partition_out;        ///< per-partition output, normalized by partition_sum
 };
 
-/// Tokens per v2_split partition (a multiple of every block size): the default, and the size the
+/// Tokens per v2_split partition (a multiple of every tile): the default, and the size the
 /// host sizes the workspace for (the most partitions).
 inline constexpr int kPartitionSize = 256;
 /// Largest partition choose_partition_size picks (its logits live in shared memory).
@@ -98,6 +108,23 @@ inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len
   const int64_t size = (tokens + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
   if (size > kMaxPartitionSize || 2 * blocks(size) < slots) return kPartitionSize;
   return static_cast<int>(size);
+}
+
+/// Dynamic shared memory (logits) of the v1 kernels: one float per token of a row's range.
+inline constexpr int64_t attention_v1_dynamic_smem(int64_t max_span) {
+  return ((max_span + 3) / 4) * 4 * 4;
+}
+/// Dynamic shared memory of the v2 kernels: one float per partition token.
+inline constexpr int64_t attention_v2_dynamic_smem(int64_t partition_size) {
+  return partition_size * 4;
+}
+/// Dynamic shared memory of the v2 reduction: two floats per partition.
+inline constexpr int64_t attention_reduce_dynamic_smem(int64_t max_num_partitions) {
+  return max_num_partitions * 2 * 4;
+}
+/// Upper bound of the static shared memory of the main kernels for any dtype.
+inline constexpr int64_t attention_static_smem_bound(int64_t head_size) {
+  return 4 * head_size * 4 + head_size * 4 + 64;
 }
 
 }  // namespace pagecheck::kernels

@@ -1,6 +1,7 @@
 #pragma once
-/// Compile-time thread mapping of the paged-attention kernels for one (dtype, head size, block
-/// size). Every derived constant is checked here, so a bad combination fails to compile.
+/// Compile-time thread mapping of the paged-attention kernels for one (dtype, head size, tile);
+/// BLOCK_SIZE is the tile, the slots a warp walks at a time (a cache block holds 2^tile_shift
+/// tiles). Every derived constant is checked here, so a bad combination fails to compile.
 #include "attention/attention_params.h"
 #include "common/vec.cuh"
 
@@ -59,7 +60,7 @@ struct AttentionTraits {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "storage type must be 2 or 4 bytes");
   static_assert(HEAD_SIZE % kX == 0, "head size must be a multiple of x");
   static_assert(BLOCK_SIZE == 8 || BLOCK_SIZE == 16 || BLOCK_SIZE == 32,
-                "block size must be 8, 16 or 32");
+                "the tile (compiled block size) must be 8, 16 or 32");
   static_assert(kKeyThreadsPerToken >= 1 && kKeyThreadsPerToken <= 32 &&
                     (kKeyThreadsPerToken & (kKeyThreadsPerToken - 1)) == 0,
                 "threads per token must be a power of two <= 32");
@@ -78,22 +79,5 @@ struct AttentionTraits {
   /// Static shared memory of the main kernel (upper bound used by the host-side checks).
   static constexpr int kStaticSmemBytes = kWarps * HEAD_SIZE * 4 + kGroups * 16 + 2 * kWarps * 4;
 };
-
-/// Dynamic shared memory (logits) of the v1 kernels: one float per context token.
-inline constexpr int64_t attention_v1_dynamic_smem(int64_t max_context_len) {
-  return ((max_context_len + 3) / 4) * 4 * 4;
-}
-/// Dynamic shared memory of the v2 kernels: one float per partition token.
-inline constexpr int64_t attention_v2_dynamic_smem(int64_t partition_size) {
-  return partition_size * 4;
-}
-/// Dynamic shared memory of the v2 reduction: two floats per partition.
-inline constexpr int64_t attention_reduce_dynamic_smem(int64_t max_num_partitions) {
-  return max_num_partitions * 2 * 4;
-}
-/// Upper bound of the static shared memory of the main kernels for any dtype.
-inline constexpr int64_t attention_static_smem_bound(int64_t head_size) {
-  return 4 * head_size * 4 + head_size * 4 + 64;
-}
 
 }  // namespace pagecheck::kernels

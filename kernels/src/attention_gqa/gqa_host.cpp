@@ -25,13 +25,7 @@ bool is_fp8(pc_dtype d) {
 }
 
 /// The launch geometry both workspace_bytes and launch derive from the arguments alone.
-struct Plan {
-  int rows_per_block = 4;      ///< rows per thread block (4 or 8)
-  int64_t row_chunks = 1;      ///< blocks per (sequence, kv head) along the rows
-  int32_t partition_size = 0;  ///< tokens per partition (0: too many partitions)
-  int64_t partitions = 1;      ///< grid z, >= 1
-  int64_t window = 0;          ///< the window passed to the kernel (0 when it covers everything)
-};
+using Plan = GqaLaunchShape;
 
 Plan make_plan(const pc_device_info* device, const pc_paged_attention_args& a) {
   Plan plan;
@@ -39,7 +33,7 @@ Plan make_plan(const pc_device_info* device, const pc_paged_attention_args& a) {
   const int64_t group = a.num_heads / a.cache.num_kv_heads;
   const int64_t q_bound = b.max_query_len > 1 ? b.max_query_len : 1;
   const int64_t rows = group * q_bound;
-  plan.rows_per_block = gqa_rows_per_block(rows);
+  plan.rows_per_block = gqa_uses_tensor_cores(a) ? kGqaTensorCoreRows : gqa_rows_per_block(rows);
   plan.row_chunks = (rows + plan.rows_per_block - 1) / plan.rows_per_block;
   const int64_t ctx = b.max_context_len;
   plan.window = a.features.window > 0 && a.features.window < ctx ? a.features.window : 0;
@@ -51,6 +45,11 @@ Plan make_plan(const pc_device_info* device, const pc_paged_attention_args& a) {
   plan.partition_size = choose_gqa_partition_size(row_blocks, work, ctx, sms);
   if (plan.partition_size > 0 && ctx > 0) {
     plan.partitions = (ctx + plan.partition_size - 1) / plan.partition_size;
+    // A span of `work` keys starting anywhere touches at most ceil(work / size) + 1 partitions.
+    plan.grid_partitions =
+        plan.window > 0
+            ? std::min(plan.partitions, (work + plan.partition_size - 1) / plan.partition_size + 1)
+            : plan.partitions;
   }
   return plan;
 }
@@ -169,15 +168,7 @@ KernelStatus check_batch(const pc_paged_attention_args& a) {
 
 KernelStatus check_pointers(const pc_paged_attention_args& a) {
   const int64_t elem = abi::dtype_bytes(a.dtype);
-  KernelStatus st = first_failure(
-      require_pointer(a.query, "query"), require_pointer(a.key_cache, "key_cache"),
-      require_pointer(a.value_cache, "value_cache"),
-      require_pointer(a.batch.block_table, "batch.block_table"),
-      require_pointer(a.batch.context_lens, "batch.context_lens"), require_pointer(a.out, "out"),
-      require_min(a.query_stride_head, 1, "query_stride_head"),
-      require_min(a.query_stride_token, 1, "query_stride_token"),
-      require_min(a.out_stride_head, 1, "out_stride_head"),
-      require_min(a.out_stride_token, 1, "out_stride_token"));
+  KernelStatus st = check_attention_pointers(a);
   if (!st.ok()) return st;
   if (reinterpret_cast<uintptr_t>(a.out) % static_cast<uintptr_t>(elem) != 0 ||
       reinterpret_cast<uintptr_t>(a.query) % static_cast<uintptr_t>(elem) != 0) {
@@ -192,16 +183,9 @@ KernelStatus check_device(const pc_device_info* device, const pc_paged_attention
     return KernelStatus::unsupported("batch.max_context_len (" + str(a.batch.max_context_len) +
                                      ") needs more than 65535 partitions");
   }
-  int64_t limit = 0;
-  KernelStatus st = max_shared_memory_per_block(device, &limit);
-  if (!st.ok()) return st;
-  const int64_t need = gqa_smem_bytes(a.cache.head_size, plan.rows_per_block);
-  if (need > limit) {
-    return KernelStatus::unsupported("head_size " + str(a.cache.head_size) + " needs " + str(need) +
-                                     " bytes of shared memory per block, the device allows " +
-                                     str(limit));
-  }
-  return KernelStatus::success();
+  return require_shared_memory(
+      device, gqa_smem_bytes(a.cache.head_size, plan.rows_per_block, is_fp8(a.cache.dtype)),
+      "head_size " + str(a.cache.head_size));
 }
 
 KernelStatus check_read(const pc_device_info* device, const pc_paged_attention_args& a) {
@@ -256,6 +240,34 @@ GqaLoadMode gqa_load_mode(const pc_cache_strides& s, int64_t head_size, int64_t 
   return kGqaLoadScalar;
 }
 
+bool gqa_uses_tensor_cores(const pc_paged_attention_args& a) {
+  const pc_kv_cache& c = a.cache;
+  if ((a.dtype != PC_DTYPE_FLOAT16 && a.dtype != PC_DTYPE_BFLOAT16) ||
+      (c.dtype != a.dtype && !is_fp8(c.dtype))) {
+    return false;
+  }
+  if (c.head_size % 16 != 0) return false;
+  const int64_t eb = abi::dtype_bytes(c.dtype);
+  auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+  const GqaLoadMode k = gqa_load_mode(c.key, c.head_size, c.block_size, eb, aligned(a.key_cache));
+  const GqaLoadMode v =
+      gqa_load_mode(c.value, c.head_size, c.block_size, eb, aligned(a.value_cache));
+  // The kernel keeps the block stride, a slot's offset within its block and each dim's offset
+  // within a token in 32 bits (the block term itself is 64-bit).
+  auto dims_fit = [&](const pc_cache_strides& s) {
+    constexpr int64_t kLimit = int64_t{1} << 31;
+    const int64_t groups = (c.head_size + s.dim_split - 1) / s.dim_split;
+    const int64_t within = groups * s.group + s.dim_split * s.dim + c.block_size * s.slot;
+    return within < kLimit && s.block < kLimit && s.head < kLimit;
+  };
+  return k == kGqaLoadDimVector && (v == kGqaLoadDimVector || v == kGqaLoadSlotVector) &&
+         dims_fit(c.key) && dims_fit(c.value);
+}
+
+GqaLaunchShape gqa_launch_shape(const pc_device_info* device, const pc_paged_attention_args& a) {
+  return make_plan(device, a);
+}
+
 KernelStatus check_gqa(const pc_device_info* device, const pc_paged_attention_args* args) {
   if (args == nullptr) return KernelStatus::invalid("args is NULL");
   KernelStatus st = require_struct_size(args->struct_size, "args");
@@ -306,6 +318,10 @@ KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_a
   p.num_kv_heads = static_cast<int32_t>(a.cache.num_kv_heads);
   p.group = static_cast<int32_t>(a.num_heads / a.cache.num_kv_heads);
   p.block_size = static_cast<int32_t>(a.cache.block_size);
+  p.block_shift = -1;
+  for (int32_t shift = 0; shift < 31; ++shift) {
+    if ((int64_t{1} << shift) == a.cache.block_size) p.block_shift = shift;
+  }
   p.max_context_len = static_cast<int32_t>(b.max_context_len);
   p.max_query_len = static_cast<int32_t>(b.max_query_len > 1 ? b.max_query_len : 1);
   p.row_chunks = static_cast<int32_t>(plan.row_chunks);
@@ -315,6 +331,7 @@ KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_a
   p.scale = a.scale;
   p.partition_size = plan.partition_size;
   p.max_partitions = static_cast<int32_t>(plan.partitions);
+  p.grid_partitions = static_cast<int32_t>(plan.grid_partitions);
   if (layout.total > 0) {
     if (workspace == nullptr) return KernelStatus::invalid("v3_gqa needs a workspace (NULL given)");
     if (reinterpret_cast<uintptr_t>(workspace) % 256 != 0) {

@@ -24,12 +24,30 @@ KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_a
 /// strides and `aligned16` (the tensor pointer) allow, else element by element.
 GqaLoadMode gqa_load_mode(const pc_cache_strides& s, int64_t head_size, int64_t block_size,
                           int64_t element_bytes, bool aligned16);
+/// True when `args` (already checked) runs on the tensor-core kernel: float16 / bfloat16
+/// queries on a cache of the same dtype or of fp8, K with 16-byte vectors along the dims, V
+/// along the dims or the slots.
+bool gqa_uses_tensor_cores(const pc_paged_attention_args& args);
 
-/// Compile-time dispatch over head size and rows per block (gqa_dispatch.cu).
+/// The launch geometry of a checked call (what workspace_bytes and the launch derive alone).
+struct GqaLaunchShape {
+  int rows_per_block = 4;       ///< rows per thread block (4 or 8; 16 on tensor cores)
+  int64_t row_chunks = 1;       ///< blocks per (sequence, kv head) along the rows
+  int32_t partition_size = 0;   ///< tokens per partition (0: too many partitions)
+  int64_t partitions = 1;       ///< partitions of the longest context, >= 1
+  int64_t grid_partitions = 1;  ///< grid z: `partitions`, or those one chunk's window span touches
+  int64_t window = 0;           ///< the window passed to the kernels (0: it covers everything)
+};
+/// The launch geometry of `args` on `device` (may be NULL: 132 SMs assumed).
+GqaLaunchShape gqa_launch_shape(const pc_device_info* device, const pc_paged_attention_args& args);
+
+/// Compile-time dispatch over head size and rows per block (gqa_dispatch.cu); 16 rows per block
+/// is the tensor-core kernel (float16 / bfloat16 params.io_dtype).
 KernelStatus dispatch_gqa(int64_t head_size, int rows_per_block, const GqaParams& params,
                           cudaStream_t stream);
-/// Dynamic shared memory of the partition kernel for (head size, rows per block); 0 when the
+/// Dynamic shared memory of the partition kernel for (head size, rows per block: 16 = tensor
+/// cores, whose stages hold fp8 codes when `fp8`); 0 when the
 /// head size is not compiled (gqa_dispatch.cu).
-int64_t gqa_smem_bytes(int64_t head_size, int rows_per_block);
+int64_t gqa_smem_bytes(int64_t head_size, int rows_per_block, bool fp8);
 
 }  // namespace pagecheck::kernels

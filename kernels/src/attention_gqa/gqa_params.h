@@ -56,6 +56,7 @@ struct GqaParams {
   int32_t num_kv_heads;         ///< kv heads
   int32_t group;                ///< num_heads / num_kv_heads
   int32_t block_size;           ///< slots per block (runtime)
+  int32_t block_shift;          ///< log2(block_size) when it is a power of two, else -1
   int32_t max_context_len;      ///< host-side bound on every context length
   int32_t max_query_len;        ///< host-side bound on every q_len
   int32_t row_chunks;           ///< blocks per (sequence, kv head) along the rows
@@ -64,13 +65,17 @@ struct GqaParams {
   float soft_cap;               ///< 0 = none
   float scale;                  ///< logit scale
   int32_t partition_size;       ///< tokens per partition (one of kGqaPartitionSizes)
-  int32_t max_partitions;       ///< ceil(max_context_len / partition_size), >= 1 (grid z)
+  int32_t max_partitions;       ///< ceil(max_context_len / partition_size), >= 1
+  int32_t grid_partitions;      ///< grid z: max_partitions, or with a window the partitions one
+                                ///< chunk's span (W + q_len - 1 keys) can touch
 };
 
 /// Split-K partition sizes v3_gqa may use (tokens, multiples of every tile size);
 /// choose_gqa_partition_size picks one per launch. v3_gqa declares this list.
 inline constexpr std::array<int32_t, 9> kGqaPartitionSizes = {64,   128,  256,  512,  1024,
                                                               2048, 4096, 8192, 16384};
+/// Query rows per thread block of the tensor-core kernel (GqaTcTraits::kRows).
+inline constexpr int kGqaTensorCoreRows = 16;
 /// Largest q_len per sequence v3_gqa accepts.
 inline constexpr int kGqaMaxQueryLen = 16;
 /// Largest grid z (partitions per sequence).

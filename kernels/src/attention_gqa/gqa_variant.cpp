@@ -50,8 +50,8 @@ pc_variant gqa_variant() {
   v.struct_size = sizeof(pc_variant);
   v.name = "v3_gqa";
   v.description =
-      "one block per (seq, kv head, split) for all query rows of the group; fp8 KV, every "
-      "layout, sinks/window/soft-cap, q_len <= 16";
+      "one block per (seq, kv head, split) for all query rows of the group, tensor cores for "
+      "fp16/bf16; fp8 KV, every layout, sinks/window/soft-cap, q_len <= 16";
   v.family = PC_FAMILY_PAGED_ATTENTION;
   v.dtype_mask = kQueryDtypes;
   v.kv_dtype_mask = kKvDtypes;
@@ -66,7 +66,10 @@ pc_variant gqa_variant() {
   v.partition_sizes = kGqaPartitionSizes.data();
   v.num_partition_sizes = static_cast<int32_t>(kGqaPartitionSizes.size());
   v.precision = pc_precision{};
-  v.precision.struct_size = sizeof(pc_precision);  // strict float32: fp32 throughout
+  v.precision.struct_size = sizeof(pc_precision);
+  // float32 logits, sums and accumulators; the tensor-core path rounds the softmax weights
+  // exp(l - m) to the query dtype before P.V (docs/kernels.md).
+  v.precision.rounded = PC_ROUND_WEIGHTS;
   v.context0 = PC_CONTEXT0_ZEROS;
   v.nondeterministic = 0;
   v.can_implement = &can_implement;

@@ -122,12 +122,6 @@ KernelStatus check_cache_shape(const pc_kv_cache& c, pc_dtype dtype) {
     return KernelStatus::invalid("cache.head_size (" + std::to_string(c.head_size) +
                                  ") is not a multiple of x = " + std::to_string(x));
   }
-  if (!compiled_head_size(c.head_size)) {
-    return KernelStatus::unsupported("unsupported head_size: " + std::to_string(c.head_size));
-  }
-  if (!compiled_block_size(c.block_size)) {
-    return KernelStatus::unsupported("unsupported block_size: " + std::to_string(c.block_size));
-  }
   return first_failure(
       require_min(c.key.slot, x, "cache.key.slot"), require_min(c.key.group, 1, "cache.key.group"),
       require_min(c.key.head, 1, "cache.key.head"), require_min(c.key.block, 1, "cache.key.block"),
@@ -151,6 +145,31 @@ KernelStatus max_shared_memory_per_block(const pc_device_info* device, int64_t* 
       cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, current));
   *bytes = value;
   return KernelStatus::success();
+}
+
+KernelStatus require_shared_memory(const pc_device_info* device, int64_t need,
+                                   const std::string& what, const char* advice) {
+  int64_t limit = 0;
+  KernelStatus st = max_shared_memory_per_block(device, &limit);
+  if (!st.ok()) return st;
+  if (need > limit) {
+    return KernelStatus::unsupported(what + " needs " + std::to_string(need) +
+                                     " bytes of shared memory per block, the device allows " +
+                                     std::to_string(limit) + advice);
+  }
+  return KernelStatus::success();
+}
+
+KernelStatus check_attention_pointers(const pc_paged_attention_args& a) {
+  return first_failure(require_pointer(a.query, "query"), require_pointer(a.key_cache, "key_cache"),
+                       require_pointer(a.value_cache, "value_cache"),
+                       require_pointer(a.batch.block_table, "batch.block_table"),
+                       require_pointer(a.batch.context_lens, "batch.context_lens"),
+                       require_pointer(a.out, "out"),
+                       require_min(a.query_stride_head, 1, "query_stride_head"),
+                       require_min(a.query_stride_token, 1, "query_stride_token"),
+                       require_min(a.out_stride_head, 1, "out_stride_head"),
+                       require_min(a.out_stride_token, 1, "out_stride_token"));
 }
 
 }  // namespace pagecheck::kernels

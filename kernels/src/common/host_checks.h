@@ -33,12 +33,20 @@ KernelStatus check_decode_batch(const pc_ragged_batch& batch,
                                 const pc_attention_features& features);
 /// check_plain_cache, then the built-in kernels' x-split layout: key dim groups of x = 16 /
 /// element size (invalid otherwise) with unit dim stride, values with unit slot stride and no
-/// dim groups, positive sizes, head size a multiple of x; unsupported when the head size or
-/// block size is not a compiled one.
+/// dim groups, positive sizes, head size a multiple of x. (Which head and block sizes a variant
+/// takes is the caller's check.)
 KernelStatus check_cache_shape(const pc_kv_cache& cache, pc_dtype dtype);
 /// The device's opt-in shared memory per block (bytes): device->max_shared_per_block when the
 /// host filled it, else queried from the current device (or a CUDA error status).
 KernelStatus max_shared_memory_per_block(const pc_device_info* device, int64_t* bytes);
+/// Unsupported when a thread block needs `need` bytes of shared memory, more than the device
+/// allows (max_shared_memory_per_block): "<what> needs N bytes of shared memory per block, the
+/// device allows L<advice>", where `what` names the argument that makes it so.
+KernelStatus require_shared_memory(const pc_device_info* device, int64_t need,
+                                   const std::string& what, const char* advice = "");
+/// The attention call's pointers every variant dereferences (query, caches, block table,
+/// context lengths, output: invalid when NULL) and its query / output strides (invalid < 1).
+KernelStatus check_attention_pointers(const pc_paged_attention_args& args);
 
 /// Runs the checks in order and returns the first failure (or success).
 template <typename... Checks>

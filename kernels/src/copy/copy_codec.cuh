@@ -100,12 +100,35 @@ __device__ __forceinline__ float fp8_to_float(uint8_t code, bool e5m2) {
   return __half2float(__half(h));
 }
 
-/// quantize_fp8(value / scale): the quotient in float32 (IEEE division, not a reciprocal),
-/// then round to nearest even with saturation to the largest finite value (__NV_SATFINITE also
-/// maps +-infinity to +-largest finite). NaN gives 0x7f in both formats, as in the reference
-/// (handled here: the sign and code of the hardware's NaN result are not the reference's).
-__device__ __forceinline__ uint8_t quantize_fp8(float value, float scale, bool e5m2) {
-  const float q = __fdiv_rn(value, scale);
+/// The scale of one kv head as the conversions use it. `reciprocal` is RN(1 / scale) and `fast`
+/// says that |scale| lies in [2^-32, 2^32], where divide_by_scale needs no IEEE division.
+struct Fp8Scale {
+  float scale;       ///< the head's scale
+  float reciprocal;  ///< __frcp_rn(scale): correctly rounded
+  bool fast;         ///< divide_by_scale applies
+};
+
+/// value / scale rounded to float32 (round to nearest even), without a division, for a scale
+/// with s.fast: q0 = value * RN(1/scale) is within 2 ulps of the quotient; one correction
+/// q1 = q0 + (value - scale q0) / scale (the remainder by one fma) is faithful; then Markstein's
+/// theorem (reciprocal within half an ulp, quotient within one ulp, remainder exact) makes the
+/// second correction the correctly rounded quotient. The bounds on |q0| keep every
+/// intermediate normal and every remainder exact. Outside them q0 itself is returned: there
+/// |value / scale| < 2^-39 or > 2^39, which every fp8 format rounds to a signed zero or
+/// saturates, as it does the exact quotient (same sign); NaN and infinity pass through.
+__device__ __forceinline__ float divide_by_scale(float value, const Fp8Scale& s) {
+  const float q0 = __fmul_rn(value, s.reciprocal);
+  const float q1 = __fmaf_rn(__fmaf_rn(-s.scale, q0, value), s.reciprocal, q0);
+  const float q2 = __fmaf_rn(__fmaf_rn(-s.scale, q1, value), s.reciprocal, q1);
+  const float m = fabsf(q0);
+  return m >= 0x1p-40f && m <= 0x1p40f ? q2 : q0;
+}
+
+/// The fp8 code of the float32 quotient q: round to nearest even with saturation to the largest
+/// finite value (__NV_SATFINITE also maps +-infinity to +-largest finite). NaN gives 0x7f in
+/// both formats, as in the reference (the sign and code of the hardware's NaN result are not
+/// the reference's).
+__device__ __forceinline__ uint8_t fp8_code(float q, bool e5m2) {
   if (isnan(q)) return 0x7f;
   return static_cast<uint8_t>(
       __nv_cvt_float_to_fp8(q, __NV_SATFINITE, e5m2 ? __NV_E5M2 : __NV_E4M3));
@@ -114,33 +137,135 @@ __device__ __forceinline__ uint8_t quantize_fp8(float value, float scale, bool e
 /// Cache element -> token element: raw bits, or float32(code) * scale rounded once to T.
 template <typename Codec>
 __device__ __forceinline__ typename Codec::TokenElem to_token(typename Codec::CacheElem c,
-                                                              float scale, bool e5m2) {
+                                                              const Fp8Scale& s, bool e5m2) {
   if constexpr (Codec::kConverts) {
-    return float_to_token<typename Codec::Token>(__fmul_rn(fp8_to_float(c, e5m2), scale));
+    return float_to_token<typename Codec::Token>(__fmul_rn(fp8_to_float(c, e5m2), s.scale));
   } else {
     return c;
   }
 }
 
-/// Token element -> cache element: raw bits, or quantize_fp8(float32(value) / scale).
+/// Token element -> cache element: raw bits, or quantize_fp8(float32(value) / scale) by an
+/// IEEE division (the scalar kernels; the vectorized ones use quantize_chunk).
 template <typename Codec>
 __device__ __forceinline__ typename Codec::CacheElem to_cache(typename Codec::TokenElem t,
-                                                              float scale, bool e5m2) {
+                                                              const Fp8Scale& s, bool e5m2) {
   if constexpr (Codec::kConverts) {
-    return quantize_fp8(token_to_float<typename Codec::Token>(t), scale, e5m2);
+    return fp8_code(__fdiv_rn(token_to_float<typename Codec::Token>(t), s.scale), e5m2);
   } else {
     return t;
   }
 }
 
-/// The scale of kv head `head` (per tensor: entry 0); 1 for raw copies (never read).
+/// Two fp8 codes (lo in the low byte) of format F decoded exactly, by one paired conversion.
+template <__nv_fp8_interpretation_t F>
+__device__ __forceinline__ float2 fp8_pair_to_float(uint8_t lo, uint8_t hi) {
+  const __half2_raw h =
+      __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(lo | (uint32_t{hi} << 8)), F);
+  return make_float2(__half2float(__half(__half_raw{h.x})), __half2float(__half(__half_raw{h.y})));
+}
+
+/// fp8_code of two quotients by one paired conversion (the same rounding, lane by lane).
+template <__nv_fp8_interpretation_t F>
+__device__ __forceinline__ void fp8_pair_codes(float lo, float hi, uint8_t& code_lo,
+                                               uint8_t& code_hi) {
+  const __nv_fp8x2_storage_t two = __nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE, F);
+  code_lo = isnan(lo) ? uint8_t{0x7f} : static_cast<uint8_t>(two & 0xffu);
+  code_hi = isnan(hi) ? uint8_t{0x7f} : static_cast<uint8_t>(two >> 8);
+}
+
+/// Dequantizes a chunk of format F: to_token on each element, codes decoded in pairs.
+template <typename Codec, int N, __nv_fp8_interpretation_t F>
+__device__ __forceinline__ void dequantize_chunk(const Chunk<uint8_t, N>& in,
+                                                 Chunk<typename Codec::TokenElem, N>& out,
+                                                 float scale) {
+  using T = typename Codec::Token;
+#pragma unroll
+  for (int j = 0; j < N; j += 2) {
+    const float2 code = fp8_pair_to_float<F>(in.e[j], in.e[j + 1]);
+    out.e[j] = float_to_token<T>(__fmul_rn(code.x, scale));
+    out.e[j + 1] = float_to_token<T>(__fmul_rn(code.y, scale));
+  }
+}
+
+/// The fp8 codes of format F of N quotients, rounded in pairs.
+template <int N, __nv_fp8_interpretation_t F>
+__device__ __forceinline__ void fp8_chunk_codes(const float (&q)[N], Chunk<uint8_t, N>& out) {
+#pragma unroll
+  for (int j = 0; j < N; j += 2) fp8_pair_codes<F>(q[j], q[j + 1], out.e[j], out.e[j + 1]);
+}
+
+/// Quantizes a chunk: to_cache on each element, the quotients by divide_by_scale where s.fast
+/// (one branch per chunk, so that the elements' conversions interleave), the codes in pairs.
+template <typename Codec, int N>
+__device__ __forceinline__ void quantize_chunk(const Chunk<typename Codec::TokenElem, N>& in,
+                                               Chunk<uint8_t, N>& out, const Fp8Scale& s,
+                                               bool e5m2) {
+  using T = typename Codec::Token;
+  float q[N];
+  if (s.fast) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) q[j] = divide_by_scale(token_to_float<T>(in.e[j]), s);
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) q[j] = __fdiv_rn(token_to_float<T>(in.e[j]), s.scale);
+  }
+  if (e5m2) {
+    fp8_chunk_codes<N, __NV_E5M2>(q, out);
+  } else {
+    fp8_chunk_codes<N, __NV_E4M3>(q, out);
+  }
+}
+
+/// A cache chunk as token elements (to_token on each; the fp8 format chosen once per chunk).
+template <typename Codec, int N>
+__device__ __forceinline__ void chunk_to_tokens(const Chunk<typename Codec::CacheElem, N>& in,
+                                                Chunk<typename Codec::TokenElem, N>& out,
+                                                const Fp8Scale& s, bool e5m2) {
+  if constexpr (Codec::kConverts) {
+    if (e5m2) {
+      dequantize_chunk<Codec, N, __NV_E5M2>(in, out, s.scale);
+    } else {
+      dequantize_chunk<Codec, N, __NV_E4M3>(in, out, s.scale);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) out.e[j] = in.e[j];
+  }
+}
+
+/// A token chunk as cache elements (to_cache on each; the fp8 format chosen once per chunk).
+template <typename Codec, int N>
+__device__ __forceinline__ void chunk_to_cache(const Chunk<typename Codec::TokenElem, N>& in,
+                                               Chunk<typename Codec::CacheElem, N>& out,
+                                               const Fp8Scale& s, bool e5m2) {
+  if constexpr (Codec::kConverts) {
+    quantize_chunk<Codec, N>(in, out, s, e5m2);
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) out.e[j] = in.e[j];
+  }
+}
+
+/// The scale of kv head `head` (per tensor: entry 0); 1 for raw copies (never read). The
+/// vectorized kernels issue it with their first loads and build the Fp8Scale later.
 template <typename Codec>
-__device__ __forceinline__ float scale_of(const float* scales, int32_t per_head, int head) {
+__device__ __forceinline__ float load_scale(const float* scales, int32_t per_head, int head) {
   if constexpr (Codec::kConverts) {
     return __ldg(scales + (per_head ? head : 0));
   } else {
     return 1.0f;
   }
+}
+
+/// The Fp8Scale of a loaded scale.
+__device__ __forceinline__ Fp8Scale fp8_scale(float scale) {
+  Fp8Scale s;
+  s.scale = scale;
+  const float m = fabsf(scale);
+  s.fast = m >= 0x1p-32f && m <= 0x1p32f;
+  s.reciprocal = s.fast ? __frcp_rn(scale) : 1.0f;
+  return s;
 }
 
 }  // namespace pagecheck::kernels::copy_detail

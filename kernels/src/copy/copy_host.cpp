@@ -3,6 +3,7 @@
 /// copies of every dtype and fp8 caches with per-tensor or per-kv-head scales.
 #include "copy/copy_host.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -144,8 +145,22 @@ bool vector_chunks(const void* data, const pc_cache_strides& s, int64_t head_siz
          (one_group || s.group % chunk == 0);
 }
 
-CacheTensor cache_tensor(const void* data, const pc_cache_strides& s, int64_t head_size,
-                         int64_t chunk) {
+/// True when the tensor's slots are contiguous and every run of kTileTokens slots from an
+/// offset that is a multiple of kTileTokens is aligned for the row pieces of copy_slot_rows.cuh
+/// (min(16, kTileTokens x element bytes) bytes), within one block.
+bool slot_rows(const void* data, const pc_cache_strides& s, int64_t head_size, int64_t block_size,
+               int64_t elem_bytes) {
+  const int64_t piece = std::min<int64_t>(16, copy_detail::kTileTokens * elem_bytes);
+  const auto aligned = [&](int64_t stride) { return stride * elem_bytes % piece == 0; };
+  const bool one_group = s.dim_split == head_size;
+  return s.slot == 1 && block_size % copy_detail::kTileTokens == 0 &&
+         reinterpret_cast<uintptr_t>(data) % piece == 0 && aligned(s.block) && aligned(s.head) &&
+         aligned(s.dim) && (one_group || aligned(s.group));
+}
+
+CacheTensor cache_tensor(const void* data, const pc_cache_strides& s, const pc_kv_cache& k) {
+  const int64_t bytes = abi::dtype_bytes(k.dtype);
+  const bool vector = vector_chunks(data, s, k.head_size, 16 / bytes);
   return {const_cast<void*>(data),
           s.block,
           s.head,
@@ -153,11 +168,13 @@ CacheTensor cache_tensor(const void* data, const pc_cache_strides& s, int64_t he
           s.group,
           s.dim,
           static_cast<int32_t>(s.dim_split),
-          vector_chunks(data, s, head_size, chunk) ? 1 : 0};
+          vector ? 1 : 0,
+          !vector && slot_rows(data, s, k.head_size, k.block_size, bytes) ? 1 : 0};
 }
 
-/// Kernel parameters of a checked call: vector flags per cache tensor, token-fastest lanes
-/// unless both cache tensors take 16-byte chunks, one item per thread below kUnrollFromItems.
+/// Kernel parameters of a checked call: vector and slot-row flags per cache tensor,
+/// token-fastest lanes unless both cache tensors take 16-byte chunks, one item per thread below
+/// kUnrollFromItems, else copy_unroll() of the bytes an item loads per tensor.
 CopyParams make_params(const CopyCall& c) {
   const pc_kv_cache& k = c.cache;
   const int64_t chunk = 16 / abi::dtype_bytes(k.dtype);
@@ -166,8 +183,8 @@ CopyParams make_params(const CopyCall& c) {
   p.num_kv_heads = static_cast<int32_t>(k.num_kv_heads);
   p.head_size = static_cast<int32_t>(k.head_size);
   p.block_size = static_cast<int32_t>(k.block_size);
-  p.key_cache = cache_tensor(c.key_cache, k.key, k.head_size, chunk);
-  p.value_cache = cache_tensor(c.value_cache, k.value, k.head_size, chunk);
+  p.key_cache = cache_tensor(c.key_cache, k.key, k);
+  p.value_cache = cache_tensor(c.value_cache, k.value, k);
   const TokenSide& t = c.tokens;
   p.key = {const_cast<void*>(t.key), t.key_stride_token, t.key_stride_head};
   p.value = {const_cast<void*>(t.value), t.value_stride_token, t.value_stride_head};
@@ -181,7 +198,9 @@ CopyParams make_params(const CopyCall& c) {
   const int vectors = static_cast<int>(k.num_kv_heads * (k.head_size / chunk));
   if (copy_detail::tile_items(c.num_tokens, vectors, p.token_fastest != 0) >=
       copy_detail::kUnrollFromItems) {
-    p.unroll = copy_detail::kTileUnroll;
+    p.unroll = copy_detail::large_unroll(c.family == PC_FAMILY_GATHER_CACHED_KV,
+                                         static_cast<int>(abi::dtype_bytes(c.dtype)),
+                                         static_cast<int>(abi::dtype_bytes(k.dtype)));
   }
   return p;
 }

@@ -48,12 +48,6 @@ __device__ __forceinline__ int64_t row_offset(const CacheTensor& c, const SlotPo
   return s.block * c.block + s.offset * c.slot + int64_t{head} * c.head;
 }
 
-/// Offset of (block, head, slot, 0) for cache slot number `slot` (block * block_size + offset).
-__device__ __forceinline__ int64_t row_offset(const CacheTensor& c, int64_t slot, int block_size,
-                                              int head) {
-  return row_offset(c, slot_position(slot, block_size), head);
-}
-
 /// One item: token `token`, kv head `head`, first dim `dim` of its chunk.
 struct TileItem {
   int64_t token;
@@ -62,14 +56,15 @@ struct TileItem {
   bool active;  ///< inside the problem (the slot is checked separately)
 };
 
-/// Item `u` of the calling thread. Consecutive lanes take consecutive items: with
+/// Item `u` of the calling thread (`unroll` items per thread). Consecutive lanes take
+/// consecutive items; a block's items are contiguous. With
 /// token_fastest, 8 consecutive tokens of one chunk (x-split keys: 8 neighbouring 16-byte
 /// vectors, values: neighbouring slots of each dim), then the next chunk; otherwise the chunks
 /// of one token in order (NHD / HND: one contiguous row per head on both sides).
-__device__ __forceinline__ TileItem tile_item(const CopyParams& p, int u, int chunk_dims,
-                                              int chunks, int vectors) {
+__device__ __forceinline__ TileItem tile_item(const CopyParams& p, int unroll, int u,
+                                              int chunk_dims, int chunks, int vectors) {
   const int64_t idx =
-      (int64_t{blockIdx.x} * p.unroll + u) * kTileThreads + static_cast<int64_t>(threadIdx.x);
+      (int64_t{blockIdx.x} * unroll + u) * kTileThreads + static_cast<int64_t>(threadIdx.x);
   int64_t token;
   int vec;
   // 32-bit divisions where the item index fits (a 64-bit one is a long software sequence).

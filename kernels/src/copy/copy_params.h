@@ -22,6 +22,10 @@ struct CacheTensor {
   int32_t vector;     ///< non-zero: every chunk of 16 bytes of cache elements is contiguous and
                       ///< 16-byte aligned (dim == 1, dim_split a multiple of the chunk, aligned
                       ///< data and strides), so the vectorized kernels use one 16-byte access
+  int32_t slot_rows;  ///< non-zero (only where vector is zero): slots are contiguous (slot == 1)
+                      ///< and a run of kTileTokens slots from an offset that is a multiple of
+                      ///< kTileTokens is one aligned row piece (copy_slot_rows.cuh), as in
+                      ///< x-split values
 };
 
 /// One contiguous token tensor [num_tokens, num_kv_heads, head_size] with dim stride 1.
@@ -48,7 +52,8 @@ struct CopyParams {
   int32_t fp8_e5m2;             ///< fp8 conversions: non-zero E5M2, zero E4M3
   int32_t token_fastest;        ///< vectorized: lanes walk 8 consecutive tokens of one chunk
                                 ///< (x-split style); zero: lanes walk the chunks of a token
-  int32_t unroll;               ///< vectorized: items per thread, 1..kTileUnroll
+  int32_t unroll;               ///< vectorized: items per thread, 1 or copy_unroll() (the
+                                ///< kernels' template argument)
 };
 
 /// Which element conversion a copy needs: the token-side and cache-side dtypes

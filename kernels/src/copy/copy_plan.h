@@ -1,7 +1,8 @@
 #pragma once
 /// Launch shape of the vectorized copy kernels, shared by the host checks and the launchers
-/// (no CUDA headers): kTileThreads threads per block, `unroll` (1..kTileUnroll) items per
-/// thread, an item being one 16-byte cache chunk of one (token, head).
+/// (no CUDA headers): kTileThreads threads per block, `unroll` items per thread (1, or
+/// copy_unroll() from kUnrollFromItems items), an item being one 16-byte cache chunk of one
+/// (token, head).
 #include <cstdint>
 
 #include "copy/copy_params.h"
@@ -11,9 +12,25 @@ namespace pagecheck::kernels::copy_detail {
 inline constexpr int kTileTokens = 8;     ///< tokens of a token-fastest tile
 inline constexpr int kTileThreads = 256;  ///< threads per block
 inline constexpr int kTileUnroll = 4;     ///< largest items per thread
-/// Items from which a launch uses kTileUnroll items per thread (below: one, for more blocks
+/// Items from which a launch uses copy_unroll() items per thread (below: one, for more blocks
 /// and a shorter critical path on small copies).
 inline constexpr int64_t kUnrollFromItems = int64_t{1} << 18;
+
+/// Items per thread of a large copy whose loads bring `loaded_chunk_bytes` per tensor and item
+/// (gather: the 16-byte cache chunk; reshape: the chunk's 16, 32 or 64 token bytes): kTileUnroll
+/// 16-byte loads per tensor in flight per thread, so that a converting reshape keeps the
+/// registers (and occupancy) of a raw one.
+constexpr int copy_unroll(int loaded_chunk_bytes) {
+  const int u = kTileUnroll * 16 / loaded_chunk_bytes;
+  return u < 1 ? 1 : u;
+}
+
+/// The large unroll of a gather (its loads: the 16-byte cache chunk) or a reshape (its loads:
+/// the chunk's token bytes), for token / cache elements of the given sizes; the host's
+/// CopyParams::unroll and the launchers' template argument both come from here.
+constexpr int large_unroll(bool gather, int token_bytes, int cache_bytes) {
+  return copy_unroll(gather ? 16 : 16 * token_bytes / cache_bytes);
+}
 
 /// Items of a problem: token-fastest tiles of 8 tokens x `vectors`, or tokens x vectors.
 inline int64_t tile_items(int64_t num_tokens, int vectors, bool token_fastest) {

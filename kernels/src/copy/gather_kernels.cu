@@ -4,11 +4,13 @@
 #include "copy/copy_dispatch.cuh"
 #include "copy/copy_host.h"
 #include "copy/copy_kernels.cuh"
+#include "copy/copy_slot_rows.cuh"
 
 namespace pagecheck::kernels {
 namespace {
 
 using copy_detail::Chunk;
+using copy_detail::SlotPosition;
 
 /// naive: one thread per (token, head, dim), scalar loads and stores of K and V.
 template <typename Codec>
@@ -24,14 +26,15 @@ __global__ void gather_naive_kernel(const __grid_constant__ CopyParams p) {
     if (slot < 0) continue;
     const CacheTensor& kc = p.key_cache;
     const CacheTensor& vc = p.value_cache;
+    const copy_detail::SlotPosition at = copy_detail::slot_position(slot, p.block_size);
     const CacheElem k = static_cast<const CacheElem*>(
-        kc.data)[copy_detail::row_offset(kc, slot, p.block_size, e.head) +
-                 copy_detail::dim_offset(kc, e.dim)];
+        kc.data)[copy_detail::row_offset(kc, at, e.head) + copy_detail::dim_offset(kc, e.dim)];
     const CacheElem v = static_cast<const CacheElem*>(
-        vc.data)[copy_detail::row_offset(vc, slot, p.block_size, e.head) +
-                 copy_detail::dim_offset(vc, e.dim)];
-    const float ks = copy_detail::scale_of<Codec>(p.k_scale, p.scale_per_head, e.head);
-    const float vs = copy_detail::scale_of<Codec>(p.v_scale, p.scale_per_head, e.head);
+        vc.data)[copy_detail::row_offset(vc, at, e.head) + copy_detail::dim_offset(vc, e.dim)];
+    const copy_detail::Fp8Scale ks =
+        copy_detail::fp8_scale(copy_detail::load_scale<Codec>(p.k_scale, p.scale_per_head, e.head));
+    const copy_detail::Fp8Scale vs =
+        copy_detail::fp8_scale(copy_detail::load_scale<Codec>(p.v_scale, p.scale_per_head, e.head));
     *copy_detail::token_at<TokenElem>(p.key, e.token, e.head, e.dim) =
         copy_detail::to_token<Codec>(k, ks, e5m2);
     *copy_detail::token_at<TokenElem>(p.value, e.token, e.head, e.dim) =
@@ -39,61 +42,96 @@ __global__ void gather_naive_kernel(const __grid_constant__ CopyParams p) {
   }
 }
 
-/// vectorized: each item is one 16-byte chunk of cache elements of one (token, head) (see
-/// copy_kernels.cuh for the lane order). Cache side: one 16-byte load per tensor where the
-/// chunk is contiguous and aligned (x-split keys, NHD, HND), else strided scalar loads
-/// (x-split values: lanes of consecutive slots read neighbouring elements). Token side: one,
-/// two or four 16-byte stores. The slot of each item is read by its own thread (no shared
-/// memory, no barrier): first the slots of all the thread's items (issued together), then the
-/// cache loads of all of them, then the stores, so a thread waits for two round trips to
-/// memory, not two per item; inactive items (past the end, slot -1) load and store nothing.
-template <typename Codec>
+/// Loads item u's chunk of cache tensor `c`: one 16-byte load where chunks are contiguous and
+/// aligned (x-split keys, NHD, HND), the lane's row pieces where the warp's groups cover whole
+/// slot rows (x-split values of consecutive slots: `rows`), else strided scalar loads.
+template <typename Elem, int N>
+__device__ __forceinline__ void load_item(const CacheTensor& c, const SlotPosition& at, int head,
+                                          int dim, bool rows, Chunk<Elem, N>& out) {
+  if (!c.vector && rows && c.slot_rows) {
+    const SlotPosition first{at.block, at.offset - copy_detail::lane_in_group()};
+    copy_detail::load_slot_rows(c, copy_detail::row_offset(c, first, head), dim, out);
+  } else {
+    copy_detail::load_cache_chunk(c, copy_detail::row_offset(c, at, head), dim, out);
+  }
+}
+
+/// vectorized: each thread moves kU items, an item being one 16-byte chunk of cache elements
+/// of one (token, head) (see copy_kernels.cuh for the lane order). The slot of each item is read
+/// by its own thread (no shared memory, no barrier): first the slots of all the thread's items
+/// (issued together), then the cache loads of all of them (load_item), then the stores, so a
+/// thread waits for two round trips to memory, not two per item. Token side: one, two or four
+/// 16-byte stores per tensor and item. Inactive items (past the end, slot -1) load and store
+/// nothing.
+template <typename Codec, int kU>
 __global__ void __launch_bounds__(copy_detail::kTileThreads)
     gather_vectorized_kernel(const __grid_constant__ CopyParams p) {
   using CacheElem = typename Codec::CacheElem;
   using TokenElem = typename Codec::TokenElem;
   constexpr int kN = copy_detail::kChunkDims<Codec>;
-  constexpr int kU = copy_detail::kTileUnroll;
+  __shared__ copy_detail::SlotRowStage stage;
   const int chunks = p.head_size / kN;
   const int vectors = p.num_kv_heads * chunks;
   const bool e5m2 = p.fp8_e5m2 != 0;
+  const bool any_rows = p.token_fastest && (p.key_cache.slot_rows || p.value_cache.slot_rows);
   copy_detail::TileItem item[kU];
   int64_t slot[kU];
+  float k_scale[kU];  // fp8: issued with the slots, not after the data arrived
+  float v_scale[kU];
+  bool rows[kU];
   Chunk<CacheElem, kN> k[kU];
   Chunk<CacheElem, kN> v[kU];
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
-    item[u] = copy_detail::tile_item(p, u, kN, chunks, vectors);
-    item[u].active = item[u].active && u < p.unroll;
+    item[u] = copy_detail::tile_item(p, kU, u, kN, chunks, vectors);
     slot[u] = item[u].active ? __ldg(p.slot_mapping + item[u].token) : -1;
+    k_scale[u] = copy_detail::load_scale<Codec>(p.k_scale, p.scale_per_head, item[u].head);
+    v_scale[u] = copy_detail::load_scale<Codec>(p.v_scale, p.scale_per_head, item[u].head);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     item[u].active = slot[u] >= 0;
+    rows[u] = any_rows && copy_detail::warp_slot_rows(item[u].active, slot[u]);
     if (!item[u].active) continue;
-    const copy_detail::SlotPosition at = copy_detail::slot_position(slot[u], p.block_size);
-    const CacheTensor& kc = p.key_cache;
-    const CacheTensor& vc = p.value_cache;
-    copy_detail::load_cache_chunk(kc, copy_detail::row_offset(kc, at, item[u].head), item[u].dim,
-                                  k[u]);
-    copy_detail::load_cache_chunk(vc, copy_detail::row_offset(vc, at, item[u].head), item[u].dim,
-                                  v[u]);
+    const SlotPosition at = copy_detail::slot_position(slot[u], p.block_size);
+    load_item(p.key_cache, at, item[u].head, item[u].dim, rows[u], k[u]);
+    load_item(p.value_cache, at, item[u].head, item[u].dim, rows[u], v[u]);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
+    if (rows[u]) {  // the whole warp: transpose the row pieces into the lanes' tokens
+      if (!p.key_cache.vector && p.key_cache.slot_rows) copy_detail::rows_to_tokens(stage, k[u]);
+      if (!p.value_cache.vector && p.value_cache.slot_rows) {
+        copy_detail::rows_to_tokens(stage, v[u]);
+      }
+    }
     if (!item[u].active) continue;
     Chunk<TokenElem, kN> kt;
     Chunk<TokenElem, kN> vt;
-    const float ks = copy_detail::scale_of<Codec>(p.k_scale, p.scale_per_head, item[u].head);
-    const float vs = copy_detail::scale_of<Codec>(p.v_scale, p.scale_per_head, item[u].head);
-#pragma unroll
-    for (int j = 0; j < kN; ++j) {
-      kt.e[j] = copy_detail::to_token<Codec>(k[u].e[j], ks, e5m2);
-      vt.e[j] = copy_detail::to_token<Codec>(v[u].e[j], vs, e5m2);
-    }
-    copy_detail::store_token_chunk(p.key, item[u].token, item[u].head, item[u].dim, kt);
-    copy_detail::store_token_chunk(p.value, item[u].token, item[u].head, item[u].dim, vt);
+    const int head = item[u].head;
+    copy_detail::chunk_to_tokens<Codec>(k[u], kt, copy_detail::fp8_scale(k_scale[u]), e5m2);
+    copy_detail::chunk_to_tokens<Codec>(v[u], vt, copy_detail::fp8_scale(v_scale[u]), e5m2);
+    copy_detail::store_token_chunk(p.key, item[u].token, head, item[u].dim, kt);
+    copy_detail::store_token_chunk(p.value, item[u].token, head, item[u].dim, vt);
   }
+}
+
+/// Launches the vectorized kernel with p.unroll items per thread (1, or the large unroll).
+template <typename Codec>
+KernelStatus launch_gather_vectorized(const CopyParams& p, cudaStream_t stream) {
+  constexpr int kLarge = copy_detail::large_unroll(true, Codec::kTokenBytes, Codec::kCacheBytes);
+  if (p.unroll != 1 && p.unroll != kLarge) {
+    return KernelStatus::invalid("gather: unroll " + std::to_string(p.unroll) +
+                                 " is neither 1 nor " + std::to_string(kLarge));
+  }
+  const dim3 grid = copy_grid(p, copy_detail::kChunkDims<Codec>);
+  if (p.unroll == kLarge) {
+    gather_vectorized_kernel<Codec, kLarge><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
+  } else {
+    gather_vectorized_kernel<Codec, 1><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
+  }
+  PAGECHECK_RETURN_IF_LAUNCH_FAILED("gather_vectorized_kernel launch");
+  return KernelStatus::success();
 }
 
 }  // namespace
@@ -110,10 +148,7 @@ KernelStatus launch_gather(CopyVariant variant, const CopyCodecKey& codec, const
       PAGECHECK_RETURN_IF_LAUNCH_FAILED("gather_naive_kernel launch");
       return KernelStatus::success();
     }
-    const dim3 grid = copy_grid(p, copy_detail::kChunkDims<Codec>);
-    gather_vectorized_kernel<Codec><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
-    PAGECHECK_RETURN_IF_LAUNCH_FAILED("gather_vectorized_kernel launch");
-    return KernelStatus::success();
+    return launch_gather_vectorized<Codec>(p, stream);
   });
 }
 

@@ -4,11 +4,13 @@
 #include "copy/copy_dispatch.cuh"
 #include "copy/copy_host.h"
 #include "copy/copy_kernels.cuh"
+#include "copy/copy_slot_rows.cuh"
 
 namespace pagecheck::kernels {
 namespace {
 
 using copy_detail::Chunk;
+using copy_detail::SlotPosition;
 
 /// scalar: one thread per (token, head, dim), scalar loads and stores of K and V.
 template <typename Codec>
@@ -24,44 +26,63 @@ __global__ void reshape_scalar_kernel(const __grid_constant__ CopyParams p) {
     if (slot < 0) continue;
     const TokenElem k = *copy_detail::token_at<const TokenElem>(p.key, e.token, e.head, e.dim);
     const TokenElem v = *copy_detail::token_at<const TokenElem>(p.value, e.token, e.head, e.dim);
-    const float ks = copy_detail::scale_of<Codec>(p.k_scale, p.scale_per_head, e.head);
-    const float vs = copy_detail::scale_of<Codec>(p.v_scale, p.scale_per_head, e.head);
+    const copy_detail::Fp8Scale ks =
+        copy_detail::fp8_scale(copy_detail::load_scale<Codec>(p.k_scale, p.scale_per_head, e.head));
+    const copy_detail::Fp8Scale vs =
+        copy_detail::fp8_scale(copy_detail::load_scale<Codec>(p.v_scale, p.scale_per_head, e.head));
     const CacheTensor& kc = p.key_cache;
     const CacheTensor& vc = p.value_cache;
-    static_cast<CacheElem*>(kc.data)[copy_detail::row_offset(kc, slot, p.block_size, e.head) +
-                                     copy_detail::dim_offset(kc, e.dim)] =
+    const copy_detail::SlotPosition at = copy_detail::slot_position(slot, p.block_size);
+    static_cast<CacheElem*>(
+        kc.data)[copy_detail::row_offset(kc, at, e.head) + copy_detail::dim_offset(kc, e.dim)] =
         copy_detail::to_cache<Codec>(k, ks, e5m2);
-    static_cast<CacheElem*>(vc.data)[copy_detail::row_offset(vc, slot, p.block_size, e.head) +
-                                     copy_detail::dim_offset(vc, e.dim)] =
+    static_cast<CacheElem*>(
+        vc.data)[copy_detail::row_offset(vc, at, e.head) + copy_detail::dim_offset(vc, e.dim)] =
         copy_detail::to_cache<Codec>(v, vs, e5m2);
   }
 }
 
-/// vectorized: the mirror of the vectorized gather (same items and lane order): one, two or
-/// four 16-byte loads of each token-side chunk, issued together with the item's slot load (they
-/// do not depend on it), then one 16-byte store per cache tensor where the chunk is contiguous
-/// and aligned, else strided scalar stores (x-split values: lanes of consecutive slots write
-/// neighbouring elements).
-template <typename Codec>
+/// Stores item u's chunk into cache tensor `c` (the mirror of the gather's load_item): one
+/// 16-byte store where chunks are contiguous and aligned, the lane's row pieces (already
+/// transposed by tokens_to_rows) where `rows`, else strided scalar stores.
+template <typename Elem, int N>
+__device__ __forceinline__ void store_item(const CacheTensor& c, const SlotPosition& at, int head,
+                                           int dim, bool rows, Chunk<Elem, N>& in) {
+  if (!c.vector && rows && c.slot_rows) {
+    const SlotPosition first{at.block, at.offset - copy_detail::lane_in_group()};
+    copy_detail::store_slot_rows(c, copy_detail::row_offset(c, first, head), dim, in);
+  } else {
+    copy_detail::store_cache_chunk(c, copy_detail::row_offset(c, at, head), dim, in);
+  }
+}
+
+/// vectorized: the mirror of the vectorized gather (same items and lane order): kU items per
+/// thread; the token-side loads of all of them (one, two or four 16-byte loads per tensor and
+/// item) issued together with their slot loads (they do not depend on them), then per item the
+/// conversion to cache elements and the store (store_item). Slot -1 writes nothing.
+template <typename Codec, int kU>
 __global__ void __launch_bounds__(copy_detail::kTileThreads)
     reshape_vectorized_kernel(const __grid_constant__ CopyParams p) {
   using CacheElem = typename Codec::CacheElem;
   using TokenElem = typename Codec::TokenElem;
   constexpr int kN = copy_detail::kChunkDims<Codec>;
-  constexpr int kU = copy_detail::kTileUnroll;
+  __shared__ copy_detail::SlotRowStage stage;
   const int chunks = p.head_size / kN;
   const int vectors = p.num_kv_heads * chunks;
   const bool e5m2 = p.fp8_e5m2 != 0;
+  const bool any_rows = p.token_fastest && (p.key_cache.slot_rows || p.value_cache.slot_rows);
   copy_detail::TileItem item[kU];
   int64_t slot[kU];
+  float k_scale[kU];  // fp8: issued with the first loads, not after the slot arrived
+  float v_scale[kU];
   Chunk<TokenElem, kN> k[kU];
   Chunk<TokenElem, kN> v[kU];
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
-    item[u].active = false;
     slot[u] = -1;
-    if (u >= p.unroll) continue;
-    item[u] = copy_detail::tile_item(p, u, kN, chunks, vectors);
+    item[u] = copy_detail::tile_item(p, kU, u, kN, chunks, vectors);
+    k_scale[u] = copy_detail::load_scale<Codec>(p.k_scale, p.scale_per_head, item[u].head);
+    v_scale[u] = copy_detail::load_scale<Codec>(p.v_scale, p.scale_per_head, item[u].head);
     if (!item[u].active) continue;
     slot[u] = __ldg(p.slot_mapping + item[u].token);
     copy_detail::load_token_chunk(p.key, item[u].token, item[u].head, item[u].dim, k[u]);
@@ -69,24 +90,44 @@ __global__ void __launch_bounds__(copy_detail::kTileThreads)
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
-    if (!item[u].active || slot[u] < 0) continue;
+    const bool active = slot[u] >= 0;
+    const bool rows = any_rows && copy_detail::warp_slot_rows(active, slot[u]);
+    const int head = item[u].head;
     Chunk<CacheElem, kN> kc;
     Chunk<CacheElem, kN> vc;
-    const float ks = copy_detail::scale_of<Codec>(p.k_scale, p.scale_per_head, item[u].head);
-    const float vs = copy_detail::scale_of<Codec>(p.v_scale, p.scale_per_head, item[u].head);
-#pragma unroll
-    for (int j = 0; j < kN; ++j) {
-      kc.e[j] = copy_detail::to_cache<Codec>(k[u].e[j], ks, e5m2);
-      vc.e[j] = copy_detail::to_cache<Codec>(v[u].e[j], vs, e5m2);
+    if (active) {
+      copy_detail::chunk_to_cache<Codec>(k[u], kc, copy_detail::fp8_scale(k_scale[u]), e5m2);
+      copy_detail::chunk_to_cache<Codec>(v[u], vc, copy_detail::fp8_scale(v_scale[u]), e5m2);
     }
-    const copy_detail::SlotPosition at = copy_detail::slot_position(slot[u], p.block_size);
-    const CacheTensor& kt = p.key_cache;
-    const CacheTensor& vt = p.value_cache;
-    copy_detail::store_cache_chunk(kt, copy_detail::row_offset(kt, at, item[u].head), item[u].dim,
-                                   kc);
-    copy_detail::store_cache_chunk(vt, copy_detail::row_offset(vt, at, item[u].head), item[u].dim,
-                                   vc);
+    if (rows) {  // the whole warp: transpose the lanes' tokens into row pieces
+      if (!p.key_cache.vector && p.key_cache.slot_rows) copy_detail::tokens_to_rows(stage, kc);
+      if (!p.value_cache.vector && p.value_cache.slot_rows) {
+        copy_detail::tokens_to_rows(stage, vc);
+      }
+    }
+    if (!active) continue;
+    const SlotPosition at = copy_detail::slot_position(slot[u], p.block_size);
+    store_item(p.key_cache, at, head, item[u].dim, rows, kc);
+    store_item(p.value_cache, at, head, item[u].dim, rows, vc);
   }
+}
+
+/// Launches the vectorized kernel with p.unroll items per thread (1, or the large unroll).
+template <typename Codec>
+KernelStatus launch_reshape_vectorized(const CopyParams& p, cudaStream_t stream) {
+  constexpr int kLarge = copy_detail::large_unroll(false, Codec::kTokenBytes, Codec::kCacheBytes);
+  if (p.unroll != 1 && p.unroll != kLarge) {
+    return KernelStatus::invalid("reshape: unroll " + std::to_string(p.unroll) +
+                                 " is neither 1 nor " + std::to_string(kLarge));
+  }
+  const dim3 grid = copy_grid(p, copy_detail::kChunkDims<Codec>);
+  if (p.unroll == kLarge) {
+    reshape_vectorized_kernel<Codec, kLarge><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
+  } else {
+    reshape_vectorized_kernel<Codec, 1><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
+  }
+  PAGECHECK_RETURN_IF_LAUNCH_FAILED("reshape_vectorized_kernel launch");
+  return KernelStatus::success();
 }
 
 }  // namespace
@@ -103,10 +144,7 @@ KernelStatus launch_reshape(CopyVariant variant, const CopyCodecKey& codec, cons
       PAGECHECK_RETURN_IF_LAUNCH_FAILED("reshape_scalar_kernel launch");
       return KernelStatus::success();
     }
-    const dim3 grid = copy_grid(p, copy_detail::kChunkDims<Codec>);
-    reshape_vectorized_kernel<Codec><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
-    PAGECHECK_RETURN_IF_LAUNCH_FAILED("reshape_vectorized_kernel launch");
-    return KernelStatus::success();
+    return launch_reshape_vectorized<Codec>(p, stream);
   });
 }
 
