@@ -35,16 +35,8 @@ void x_split_float16(pc_kv_cache& c, int64_t head, int64_t block) {
 pc_paged_attention_args feature_args() {
   pc_paged_attention_args a = declaration_test::attention_skeleton(8, 0.125f);
   declaration_test::packed_x_split_float16(a.cache);
-  pc_ragged_batch& b = a.batch;
-  b.num_seqs = 3;
-  b.num_query_tokens = 9;
-  b.max_query_len = 4;
-  b.query_start = static_cast<const int32_t*>(aligned(9));
-  pc_attention_features& f = a.features;
-  f.alibi_slopes = static_cast<const float*>(aligned(10));
-  f.sinks = static_cast<const float*>(aligned(11));
-  f.window = 64;
-  f.soft_cap = 30.f;
+  declaration_test::three_sequences_with_features(a);
+  a.features.alibi_slopes = static_cast<const float*>(aligned(11));
   return a;
 }
 

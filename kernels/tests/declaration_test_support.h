@@ -64,6 +64,20 @@ inline pc_paged_attention_args attention_skeleton(int64_t num_heads, float scale
   return a;
 }
 
+/// Makes `a` a batch of 3 sequences of up to 4 new tokens (9 rows through query_start,
+/// aligned(9)) with sinks (aligned(10)), a window of 64 and a soft-cap of 30.
+inline void three_sequences_with_features(pc_paged_attention_args& a) {
+  pc_ragged_batch& b = a.batch;
+  b.num_seqs = 3;
+  b.num_query_tokens = 9;
+  b.max_query_len = 4;
+  b.query_start = static_cast<const int32_t*>(aligned(9));
+  pc_attention_features& f = a.features;
+  f.sinks = static_cast<const float*>(aligned(10));
+  f.window = 64;
+  f.soft_cap = 30.f;
+}
+
 /// A change to a valid attention call that can_implement must refuse.
 struct AttentionRefusal {
   pc_status status;                          ///< the expected status

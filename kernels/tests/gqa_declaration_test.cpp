@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "attention/attention_host.h"
+#include "attention/attention_params.h"
 #include "attention_gqa/gqa_host.h"
 #include "attention_gqa/gqa_params.h"
 #include "declaration_test_support.h"
@@ -32,15 +35,7 @@ pc_paged_attention_args gqa_args() {
   c.value = c.key;
   c.k_scale = static_cast<const float*>(aligned(7));
   c.v_scale = static_cast<const float*>(aligned(8));
-  pc_ragged_batch& b = a.batch;
-  b.num_seqs = 3;
-  b.num_query_tokens = 9;
-  b.max_query_len = 4;
-  b.query_start = static_cast<const int32_t*>(aligned(9));
-  pc_attention_features& f = a.features;
-  f.sinks = static_cast<const float*>(aligned(10));
-  f.window = 64;
-  f.soft_cap = 30.f;
+  declaration_test::three_sequences_with_features(a);
   return a;
 }
 
@@ -86,8 +81,12 @@ TEST_F(Gqa, DeclaresLayoutsFp8FeaturesAndMultiTokenQueries) {
                         PC_CAP_CACHE_PAD | PC_CAP_COMBINED_KV | PC_CAP_SINKS | PC_CAP_WINDOW |
                         PC_CAP_SOFT_CAP | PC_CAP_NON_CAUSAL;
   EXPECT_EQ(v.variant.caps, caps);
-  const std::vector<int32_t> parts(kernels::kGqaPartitionSizes.begin(),
-                                   kernels::kGqaPartitionSizes.end());
+  // Its own kernels' sizes and, for the small groups it runs on v2_split's kernels, those.
+  std::vector<int32_t> parts(kernels::kGqaPartitionSizes.begin(),
+                             kernels::kGqaPartitionSizes.end());
+  parts.insert(parts.end(), kernels::kPartitionSizes.begin(), kernels::kPartitionSizes.end());
+  std::sort(parts.begin(), parts.end());
+  parts.erase(std::unique(parts.begin(), parts.end()), parts.end());
   EXPECT_EQ(v.partition_sizes, parts);
   for (int32_t bs : {1, 8, 16, 32, 64, 128, 256}) {
     EXPECT_NE(std::find(v.block_sizes.begin(), v.block_sizes.end(), bs), v.block_sizes.end())
@@ -216,38 +215,83 @@ TEST_F(Gqa, WorkspaceHoldsEveryPartitionOfEveryRow) {
   };
   // fp16 queries on the fp8 NHD cache run on tensor cores, 16 rows a block: 3 sequences x 2 kv
   // heads x 2 row chunks (group 8 x 4 tokens) = 12 blocks per partition, and the largest size
-  // whose grid still reaches 2 x 132 blocks is 512.
+  // whose grid still reaches 132 - 132 / 8 = 116 blocks is 1024 (16 x 12 = 192; 2048: 96).
   ASSERT_TRUE(kernels::gqa_uses_tensor_cores(a));
-  ASSERT_EQ(kernels::choose_gqa_partition_size(12, 16384, 16384, 132), 512);
-  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &a)), workspace_for(512));
-  // float32 queries run on CUDA cores, 8 rows a block: 4 row chunks, 24 blocks, size 1024.
+  ASSERT_EQ(kernels::choose_gqa_partition_size(12, 16384, 16384, 132), 1024);
+  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &a)), workspace_for(1024));
+  // float32 queries run on CUDA cores, 8 rows a block: 4 row chunks, 24 blocks, size 2048.
   pc_paged_attention_args f32 = a;
   f32.dtype = PC_DTYPE_FLOAT32;
   ASSERT_FALSE(kernels::gqa_uses_tensor_cores(f32));
-  ASSERT_EQ(kernels::choose_gqa_partition_size(24, 16384, 16384, 132), 1024);
-  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &f32)), workspace_for(1024));
+  ASSERT_EQ(kernels::choose_gqa_partition_size(24, 16384, 16384, 132), 2048);
+  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &f32)), workspace_for(2048));
   // A batch that fills the device with one partition of at most 16384 tokens needs none.
   a.batch.num_seqs = 512;
   a.batch.num_query_tokens = 512 * 4;
   EXPECT_EQ(gqa->workspace_bytes(h200(), &a), 0u);
 }
 
+/// Groups below 4 run on v2_split's kernels where v2_split implements the call (its workspace
+/// then), on v3_gqa's own elsewhere (an NHD cache) and for larger groups.
+TEST_F(Gqa, SmallGroupsRunOnTheSplitKernelsWhereThoseImplementTheCall) {
+  const pc_device_info dev = h200();
+  pc_paged_attention_args mha = declaration_test::attention_skeleton(2, 0.088f);  // 2 / 2 heads
+  declaration_test::packed_x_split_float16(mha.cache);
+  mha.batch.num_seqs = mha.batch.num_query_tokens = 1;
+  mha.batch.max_context_len = 4096;
+  mha.batch.max_blocks_per_seq = mha.batch.block_table_stride = 256;
+  mha.cache.num_blocks = 256;
+  const std::string why = [&] {
+    std::string msg;
+    return gqa->can_implement(h200(), &mha, &msg) == PC_STATUS_OK ? std::string() : msg;
+  }();
+  ASSERT_EQ(why, "");
+  ASSERT_TRUE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &mha).ok());
+  const std::size_t split =
+      kernels::attention_workspace_bytes(kernels::AttentionVariant::kV2Split, &mha);
+  const std::size_t own = kernels::gqa_workspace_bytes(&dev, &mha);
+  ASSERT_GT(split, 0u);
+  ASSERT_NE(split, own) << "the two plans must differ for this check to mean anything";
+  EXPECT_EQ(gqa->workspace_bytes(h200(), &mha), split);
+
+  // An NHD cache: v2_split declares only x-split, so v3_gqa's own kernels run.
+  pc_paged_attention_args nhd = mha;
+  nhd.cache.kind = PC_CACHE_NHD;
+  nhd.cache.key = {16 * 2 * 128, 128, 2 * 128, 0, 1, 128};
+  nhd.cache.value = nhd.cache.key;
+  ASSERT_FALSE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &nhd).ok());
+  EXPECT_EQ(gqa->workspace_bytes(h200(), &nhd), kernels::gqa_workspace_bytes(&dev, &nhd));
+
+  // Group 4 on the same x-split cache: v3_gqa's own kernels.
+  pc_paged_attention_args group4 = declaration_test::attention_skeleton(8, 0.088f);
+  group4.cache = mha.cache;
+  group4.batch = mha.batch;
+  ASSERT_TRUE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &group4).ok());
+  EXPECT_EQ(gqa->workspace_bytes(h200(), &group4), kernels::gqa_workspace_bytes(&dev, &group4));
+  EXPECT_NE(gqa->workspace_bytes(h200(), &group4),
+            kernels::attention_workspace_bytes(kernels::AttentionVariant::kV2Split, &group4));
+}
+
+/// One block for at least 7/8 of the SMs: 116 of 132, 28 of 32.
 TEST(GqaPartitionSize, PicksTheLargestListedSizeThatFillsTheDevice) {
   using kernels::choose_gqa_partition_size;
   using kernels::kGqaPartitionSizes;
-  for (int64_t rows : {1, 3, 8, 64, 264, 1000, 100000}) {
-    for (int64_t ctx : {1, 64, 65, 1000, 4096, 100000, 1 << 24}) {
-      const int32_t size = choose_gqa_partition_size(rows, ctx, ctx, 132);
-      SCOPED_TRACE("rows " + std::to_string(rows) + " ctx " + std::to_string(ctx));
-      ASSERT_NE(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size),
-                kGqaPartitionSizes.end());
-      const auto blocks = [&](int64_t s) { return rows * ((ctx + s - 1) / s); };
-      EXPECT_LE((ctx + size - 1) / size, kernels::kGqaMaxGridZ);
-      if (size != kGqaPartitionSizes.front()) EXPECT_GE(blocks(size), 264);
-      if (size != kGqaPartitionSizes.back()) {
-        const int32_t next =
-            *(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size) + 1);
-        EXPECT_LT(blocks(next), 264) << "a larger size " << next << " would still fill it";
+  for (const auto [sms, target] : {std::pair<int64_t, int64_t>{132, 116}, {32, 28}}) {
+    for (int64_t rows : {1, 3, 8, 64, 116, 264, 1000, 100000}) {
+      for (int64_t ctx : {1, 64, 65, 1000, 4096, 100000, 1 << 24}) {
+        const int32_t size = choose_gqa_partition_size(rows, ctx, ctx, sms);
+        SCOPED_TRACE("sms " + std::to_string(sms) + " rows " + std::to_string(rows) + " ctx " +
+                     std::to_string(ctx));
+        ASSERT_NE(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size),
+                  kGqaPartitionSizes.end());
+        const auto blocks = [&](int64_t s) { return rows * ((ctx + s - 1) / s); };
+        EXPECT_LE((ctx + size - 1) / size, kernels::kGqaMaxGridZ);
+        if (size != kGqaPartitionSizes.front()) EXPECT_GE(blocks(size), target);
+        if (size != kGqaPartitionSizes.back()) {
+          const int32_t next =
+              *(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size) + 1);
+          EXPECT_LT(blocks(next), target) << "a larger size " << next << " would still fill it";
+        }
       }
     }
   }

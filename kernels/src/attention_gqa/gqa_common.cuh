@@ -143,6 +143,8 @@ __device__ __forceinline__ void fill_rows(const GqaParams& p, const SeqInfo& s, 
 /// What a partition block works on: its sequence facts, its partition and the key span
 /// [span_lo, span_hi) some row of its chunk attends there (empty: nothing to read or write).
 struct BlockSpan {
+  int kv_head;  ///< the block's kv head (blockIdx.x % num_kv_heads)
+  int64_t seq;  ///< its sequence (blockIdx.y)
   SeqInfo s;    ///< the sequence and the chunk's rows
   int part;     ///< absolute partition index
   int span_lo;  ///< first key position a row of the chunk attends in the partition
@@ -164,6 +166,28 @@ __device__ __forceinline__ BlockSpan block_span(const GqaParams& p, const SeqInf
   b.span_lo = max(part_lo, first.lo);
   b.span_hi = min(part_hi, last.hi);
   return b;
+}
+
+/// The prologue of both partition kernels (`rows` rows a chunk, `threads` threads, head size
+/// HEAD): the block's span in `b`, and true when it has keys to read. Without (no rows, no
+/// key of this partition attended) it returns false; context 0 or lengths that contradict the
+/// host bounds are written by fill_rows first.
+template <int HEAD>
+__device__ __forceinline__ bool partition_block(const GqaParams& p, int rows, int threads,
+                                                BlockSpan& b) {
+  const int kv_head = static_cast<int>(blockIdx.x) % p.num_kv_heads;
+  const int chunk = static_cast<int>(blockIdx.x) / p.num_kv_heads;
+  const int64_t seq = blockIdx.y;
+  const SeqInfo s = seq_info(p, seq, chunk, rows);
+  if (s.nrows <= 0) return false;
+  if (s.bad || s.ctx == 0) {
+    fill_rows<HEAD>(p, s, kv_head, threads);
+    return false;
+  }
+  b = block_span(p, s, kv_head);
+  b.kv_head = kv_head;
+  b.seq = seq;
+  return b.span_lo < b.span_hi;
 }
 
 /// Finishes query row `row` of partition `part` from its max `m`, sum `l` and accumulator

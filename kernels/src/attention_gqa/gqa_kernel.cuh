@@ -44,21 +44,15 @@ __global__ void __launch_bounds__(GqaTraits<HEAD, ROWS>::kThreads,
   int64_t* const voff = koff + kTile;
 
   launch_dependents();
-  const int kv_head = blockIdx.x % p.num_kv_heads;
-  const int chunk = blockIdx.x / p.num_kv_heads;
-  const int64_t seq = blockIdx.y;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
 
-  const SeqInfo s = seq_info(p, seq, chunk, ROWS);
-  if (s.nrows <= 0) return;
-  if (s.bad || s.ctx == 0) {
-    fill_rows<HEAD>(p, s, kv_head, Tr::kThreads);
-    return;
-  }
-  const BlockSpan span = block_span(p, s, kv_head);
+  BlockSpan span;
+  if (!partition_block<HEAD>(p, ROWS, Tr::kThreads, span)) return;
+  const SeqInfo s = span.s;
+  const int kv_head = span.kv_head;
+  const int64_t seq = span.seq;
   const int part = span.part, span_lo = span.span_lo, span_hi = span.span_hi;
   const int part_lo = part * p.partition_size;
-  if (span_lo >= span_hi) return;  // no row reads this partition: nothing to write
 
   // Query rows into shared memory as float (rows past the chunk: 0).
   for (int idx = tid; idx < ROWS * HEAD; idx += Tr::kThreads) {
@@ -274,55 +268,70 @@ __global__ void __launch_bounds__(GqaTraits<HEAD, ROWS>::kThreads,
 /// (the others were written by the partition kernel): global max (the sink included), weights
 /// exp(m_j - M), sum of the partitions' sums plus the sink's exp(sink - M).
 template <int HEAD>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(kGqaMergeWarps * 32)
     gqa_merge_kernel(const __grid_constant__ GqaParams p, int rows_per_block) {
   constexpr int kDpl = (HEAD + 31) / 32;
+  constexpr int kUnroll = 8;  // partitions whose loads are in flight together
   const int kv_head = blockIdx.x % p.num_kv_heads;
   const int chunk = blockIdx.x / p.num_kv_heads;
   const int64_t seq = blockIdx.y;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int lane = threadIdx.x % 32;
+  // One warp per row: grid z covers the chunk's rows kGqaMergeWarps at a time.
+  const int r = static_cast<int>(blockIdx.z) * kGqaMergeWarps + static_cast<int>(threadIdx.x) / 32;
   const SeqInfo s = seq_info(p, seq, chunk, rows_per_block);
-  if (s.nrows <= 0 || s.bad || s.ctx == 0) return;
+  if (s.nrows <= 0 || s.bad || s.ctx == 0 || r >= s.nrows) return;
   wait_for_primary();
-  for (int r = warp; r < s.nrows; r += 4) {
-    const RowInfo row = row_info(p, s, kv_head, r);
-    const int j_lo = row.lo / p.partition_size;
-    const int j_last = (row.hi - 1) / p.partition_size;
-    if (j_lo >= j_last) continue;
-    const int64_t base = (row.qrow * p.num_heads + row.head) * p.max_partitions;
-    float m = -INFINITY;
-    for (int j = j_lo + lane; j <= j_last; j += 32) m = fmaxf(m, p.ws_max[base + j]);
-    m = warp_max(m);
-    const float sink = p.sinks != nullptr ? p.sinks[row.head] : -INFINITY;
-    if (p.sinks != nullptr) m = fmaxf(m, sink);
-    float z = 0.f;
-    for (int j = j_lo + lane; j <= j_last; j += 32) {
-      const float mj = p.ws_max[base + j];
-      z += mj == -INFINITY ? 0.f : p.ws_sum[base + j] * expf(mj - m);
-    }
-    z = warp_sum(z);
-    if (p.sinks != nullptr) z += expf(sink - m);
-    const float inv = 1.f / z;
-    float o[kDpl];
+  const RowInfo row = row_info(p, s, kv_head, r);
+  const int j_lo = row.lo / p.partition_size;
+  const int j_last = (row.hi - 1) / p.partition_size;
+  if (j_lo >= j_last) return;
+  const int64_t base = (row.qrow * p.num_heads + row.head) * p.max_partitions;
+  float m = -INFINITY;
+  for (int j = j_lo + lane; j <= j_last; j += 32) m = fmaxf(m, p.ws_max[base + j]);
+  m = warp_max(m);
+  const float sink = p.sinks != nullptr ? p.sinks[row.head] : -INFINITY;
+  if (p.sinks != nullptr) m = fmaxf(m, sink);
+  float z = 0.f;
+  float o[kDpl];
 #pragma unroll
-    for (int k = 0; k < kDpl; ++k) o[k] = 0.f;
-    for (int j = j_lo; j <= j_last; ++j) {
-      const float mj = p.ws_max[base + j];
-      const float w = mj == -INFINITY ? 0.f : expf(mj - m);
-      const float* src = p.ws_out + (base + j) * HEAD;
+  for (int k = 0; k < kDpl; ++k) o[k] = 0.f;
+  // 32 partitions at a time: lane i holds partition j0 + i's weight exp(m_j - M), broadcast to
+  // the warp, which adds the partitions' accumulators kUnroll at a time.
+  for (int j0 = j_lo; j0 <= j_last; j0 += 32) {
+    const int jl = j0 + lane;
+    const float mj = jl <= j_last ? p.ws_max[base + jl] : -INFINITY;
+    const float wl = mj == -INFINITY ? 0.f : expf(mj - m);
+    z += wl == 0.f ? 0.f : p.ws_sum[base + jl] * wl;
+    const int n = min(32, j_last - j0 + 1);
+    const float* const src = p.ws_out + (base + j0) * HEAD;
+    for (int t0 = 0; t0 < n; t0 += kUnroll) {
+      float w[kUnroll], x[kUnroll][kDpl];
 #pragma unroll
-      for (int k = 0; k < kDpl; ++k) {
-        const int d = lane + 32 * k;
-        if (HEAD % 32 == 0 || d < HEAD) o[k] = fmaf(w, src[d], o[k]);
+      for (int u = 0; u < kUnroll; ++u) {
+        const int t = t0 + u;
+        w[u] = __shfl_sync(0xffffffffu, wl, t % 32);
+#pragma unroll
+        for (int k = 0; k < kDpl; ++k) {
+          const int d = lane + 32 * k;
+          x[u][k] = t < n && (HEAD % 32 == 0 || d < HEAD) ? src[t * HEAD + d] : 0.f;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int k = 0; k < kDpl; ++k) o[k] = fmaf(w[u], x[u][k], o[k]);
       }
     }
+  }
+  z = warp_sum(z);
+  if (p.sinks != nullptr) z += expf(sink - m);
+  const float inv = 1.f / z;
 #pragma unroll
-    for (int k = 0; k < kDpl; ++k) {
-      const int d = lane + 32 * k;
-      if (HEAD % 32 == 0 || d < HEAD) {
-        store_io(p.out, row.qrow * p.out_stride_token + row.head * p.out_stride_head + d,
-                 p.io_dtype, o[k] * inv);
-      }
+  for (int k = 0; k < kDpl; ++k) {
+    const int d = lane + 32 * k;
+    if (HEAD % 32 == 0 || d < HEAD) {
+      store_io(p.out, row.qrow * p.out_stride_token + row.head * p.out_stride_head + d, p.io_dtype,
+               o[k] * inv);
     }
   }
 }

@@ -9,9 +9,8 @@
 namespace pagecheck::kernels {
 
 /// Enqueues `partition` (grid kv heads x row chunks, sequences, partitions; `threads` per block,
-/// `smem` bytes of
-/// dynamic shared memory) and, when there is more than one partition, the merge of head size
-/// HEAD over `rows` rows per chunk as its programmatic dependent.
+/// `smem` bytes of dynamic shared memory) and, when there is more than one partition, the merge
+/// of head size HEAD over `rows` rows per chunk (a warp per row) as its programmatic dependent.
 template <int HEAD>
 KernelStatus launch_partition_and_merge(void (*partition)(GqaParams), int threads, int smem,
                                         int rows, const char* what, const GqaParams& p,
@@ -33,9 +32,10 @@ KernelStatus launch_partition_and_merge(void (*partition)(GqaParams), int thread
   PAGECHECK_RETURN_IF_CUDA_FAILED(
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(p.num_kv_heads * p.row_chunks),
-                        static_cast<unsigned>(p.num_seqs), 1);
-  config.blockDim = dim3(128, 1, 1);
+  config.gridDim =
+      dim3(static_cast<unsigned>(p.num_kv_heads * p.row_chunks), static_cast<unsigned>(p.num_seqs),
+           static_cast<unsigned>((rows + kGqaMergeWarps - 1) / kGqaMergeWarps));
+  config.blockDim = dim3(kGqaMergeWarps * 32, 1, 1);
   config.dynamicSmemBytes = 0;
   config.stream = stream;
   cudaLaunchAttribute attribute[1] = {};

@@ -78,6 +78,8 @@ inline constexpr std::array<int32_t, 9> kGqaPartitionSizes = {64,   128,  256,  
 inline constexpr int kGqaTensorCoreRows = 16;
 /// Largest q_len per sequence v3_gqa accepts.
 inline constexpr int kGqaMaxQueryLen = 16;
+/// Warps (one per row) per block of the merge kernel.
+inline constexpr int kGqaMergeWarps = 4;
 /// Largest grid z (partitions per sequence).
 inline constexpr int64_t kGqaMaxGridZ = 65535;
 
@@ -90,12 +92,15 @@ inline constexpr int gqa_rows_per_block(int64_t rows) {
 /// Partition size for `row_blocks` thread blocks per partition index (sequences x kv heads x
 /// row chunks) over `work_len` tokens (the longest context, or the window plus the query
 /// tokens) with a grid z bound of ceil(max_context_len / size) <= kGqaMaxGridZ: the largest
-/// listed size whose grid still gives every one of `sm_count` SMs two blocks, else the
-/// smallest size the grid bound allows. Returns 0 when even the largest size needs more than
-/// kGqaMaxGridZ partitions.
+/// listed size whose grid still gives one block to at least 7/8 of the `sm_count` SMs, else the
+/// smallest size the grid bound allows. Fewer, longer partitions win as long as nearly every SM
+/// has a block: a partition block's prologue (its first stage's latency), its workspace row
+/// and the merge cost as much as several stages (H200 measurements, docs/performance.md).
+/// Returns 0 when even the largest size needs more than kGqaMaxGridZ partitions.
 inline constexpr int32_t choose_gqa_partition_size(int64_t row_blocks, int64_t work_len,
                                                    int64_t max_context_len, int64_t sm_count) {
-  const int64_t target = 2 * (sm_count > 0 ? sm_count : 132);
+  const int64_t sms = sm_count > 0 ? sm_count : 132;
+  const int64_t target = sms - sms / 8;
   int32_t chosen = 0;
   for (int32_t size : kGqaPartitionSizes) {
     const int64_t parts = (max_context_len + size - 1) / size;

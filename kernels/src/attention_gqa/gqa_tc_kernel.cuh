@@ -2,14 +2,15 @@
 /// v3_gqa's tensor-core partition kernel (docs/kernels.md, "v3_gqa"), for float16 / bfloat16
 /// queries T on a cache of T or of fp8 codes (KV = uint8_t, e4m3 or e5m2 by p.kv_dtype, exact
 /// in T) whose K tensor has 16-byte vectors along the dims and whose V tensor has them along
-/// the dims or the slots. One block of 4 warps per (kv head, row
-/// chunk of 16 rows) x sequence x partition; rows as in gqa_kernel.cuh (row v = i * group + j).
+/// the dims or the slots. One block of GqaTcTraits::kWarps warps per (kv head, row chunk of 16
+/// rows) x sequence x partition; rows as in gqa_kernel.cuh (row v = i * group + j).
 /// Per stage of 64 keys, in a pipeline of kStages stages of cp.async copies:
-///  1. K [key][dim] and V ([key][dim] or [dim][key]) copied into shared memory; keys outside the
-///     block's attended span are zero-filled and never read (their block-table entries neither);
+///  1. K [key][dim] and V ([key][dim] or [dim][key]) copied into shared memory
+///     (gqa_tc_stage.cuh; the block-table entries of a stage are loaded one stage ahead); keys
+///     outside the block's attended span are zero-filled and never read (nor their entries);
 ///  2. warp w takes keys 16w..16w+15: S = Q K^T by mma.sync m16n8k16 (float32 accumulators);
 ///  3. scale (times k_scale), soft-cap, ALiBi, masks; online softmax per row in float32 (each
-///     warp its own running max and sum);
+///     warp its own running max and sum), in log2 units so that each exponential is one exp2;
 ///  4. O += P V by mma.sync, P rounded to the query dtype (the one declared rounding).
 /// fp8 stages are converted to T as the fragments are read (k_scale joins the logit scale,
 /// v_scale the output).
@@ -24,6 +25,7 @@
 
 #include "attention_gqa/gqa_common.cuh"
 #include "attention_gqa/gqa_mma.cuh"
+#include "attention_gqa/gqa_tc_stage.cuh"
 #include "attention_gqa/gqa_tc_traits.h"
 
 namespace pagecheck::kernels::gqa {
@@ -44,127 +46,6 @@ __device__ __forceinline__ uint32_t fp8x2_as(uint32_t two, bool e5m2) {
 /// The 16 bits at shared address `p` (2-byte aligned).
 __device__ __forceinline__ uint32_t lds16(const uint8_t* p) {
   return *reinterpret_cast<const uint16_t*>(p);
-}
-
-/// Element offset of dim d (a multiple of the vector width, or any dim of a [dim][slot]
-/// vector) within a token of tensor t.
-__device__ __forceinline__ int32_t dim_offset(const GqaTensor& t, int d) {
-  const int g = d / t.dim_split;
-  return static_cast<int32_t>(g * t.group + (d - g * t.dim_split) * t.dim);
-}
-
-/// The block of a key position: a shift when the block size is a power of two (POW2, chosen
-/// once per stage so that no division is executed beside the shift).
-template <bool POW2>
-__device__ __forceinline__ int block_of(const GqaParams& p, int tok) {
-  if constexpr (POW2) {
-    return tok >> p.block_shift;
-  } else {
-    return tok / p.block_size;
-  }
-}
-
-/// Per-block constants of the stage copies, in shared memory: the element offset of each
-/// 16-byte vector of a token (K and V along the dims) and of each dim (V along the slots).
-template <int HEAD, int KV_BYTES>
-struct StageOffsets {
-  int32_t key_vec[HEAD / (16 / KV_BYTES)];    ///< K: dim offset of vector j
-  int32_t value_vec[HEAD / (16 / KV_BYTES)];  ///< V along the dims: dim offset of vector j
-  int32_t value_dim[HEAD];                    ///< V along the slots: offset of dim d
-};
-
-/// Issues the copies of stage `tile` (keys tile0 .. tile0 + kTile) into k_dst / v_dst. Keys
-/// outside [span_lo, span_hi) are zeros; a [dim][slot] vector only partly inside is read
-/// element by element (never beyond the span). k_head / v_head: the tensors at this kv head.
-/// Block, slot and dim strides and a slot's offset within a block fit in 32 bits (host check
-/// in gqa_uses_tensor_cores); only the block term is 64-bit.
-template <int HEAD, class KV, bool POW2>
-__device__ __forceinline__ void issue_stage(const GqaParams& p, const int32_t* table_row,
-                                            const KV* k_head, const KV* v_head,
-                                            const StageOffsets<HEAD, sizeof(KV)>& off, int tile0,
-                                            int span_lo, int span_hi, bool v_slots, KV* k_dst,
-                                            KV* v_dst) {
-  using Tr = GqaTcTraits<HEAD, sizeof(KV)>;
-  constexpr int kVec = Tr::kVector, kChunks = HEAD / kVec;  // 16-byte vectors per token
-  constexpr int kItems = Tr::kTile * kChunks;
-  constexpr int kIters = (kItems + Tr::kThreads - 1) / Tr::kThreads;
-  const int tid = threadIdx.x;
-  // Block-table entries first, all loads in flight together (a cp.async is a memory barrier
-  // to the compiler, so a load between two of them would wait for the first).
-  int32_t phys[kIters], slot[kIters];
-#pragma unroll
-  for (int i = 0; i < kIters; ++i) {
-    const int c = tid + i * Tr::kThreads;
-    const int tok = tile0 + c / kChunks;
-    phys[i] = -1;
-    slot[i] = 0;
-    if ((kItems % Tr::kThreads == 0 || c < kItems) && tok >= span_lo && tok < span_hi) {
-      const int blk = block_of<POW2>(p, tok);
-      slot[i] = tok - blk * p.block_size;
-      phys[i] = table_row[blk];
-    }
-  }
-  // Unread keys keep phys = slot = 0: an in-bounds address copied with 0 bytes (zero-fill).
-  // Offsets are unsigned 32 x 32 -> 64-bit products (every term is >= 0).
-  auto copy_dims = [&](const KV* head, uint32_t block_stride, uint32_t slot_stride,
-                       const int32_t* vec_off, KV* dst) {
-#pragma unroll
-    for (int i = 0; i < kIters; ++i) {
-      const int c = tid + i * Tr::kThreads;
-      if (kItems % Tr::kThreads != 0 && c >= kItems) break;
-      const int key = c / kChunks, j = c - key * kChunks;
-      const uint32_t ph = phys[i] >= 0 ? static_cast<uint32_t>(phys[i]) : 0u;
-      const uint64_t o =
-          uint64_t{ph} * block_stride +
-          (static_cast<uint32_t>(slot[i]) * slot_stride + static_cast<uint32_t>(vec_off[j]));
-      cp_async16(dst + key * Tr::kRowStride + j * kVec, head + o, phys[i] >= 0 ? 16 : 0);
-    }
-  };
-  copy_dims(k_head, static_cast<uint32_t>(p.key.block), static_cast<uint32_t>(p.key.slot),
-            off.key_vec, k_dst);
-  if (!v_slots) {
-    copy_dims(v_head, static_cast<uint32_t>(p.value.block), static_cast<uint32_t>(p.value.slot),
-              off.value_vec, v_dst);
-    return;
-  }
-  // V with slots contiguous: vector (dim, kVec keys); the host guarantees block_size % kVec ==
-  // 0, so the keys of a vector (kVec-aligned) share one block.
-  constexpr int kSlotChunks = Tr::kTile / kVec;
-  constexpr int kSlotItems = HEAD * kSlotChunks;
-  constexpr int kSlotIters = (kSlotItems + Tr::kThreads - 1) / Tr::kThreads;
-  static_assert(Tr::kThreads % kSlotChunks == 0, "a thread keeps its key vector");
-  // Every item of this thread is key vector kc = tid % kSlotChunks: one block-table entry.
-  const int kc = tid % kSlotChunks;
-  const int tok0 = tile0 + kc * kVec;
-  const int lo = max(tok0, span_lo), hi = min(tok0 + kVec, span_hi);
-  int64_t vbase = 0;  // element offset of the block's slot 0 at this kv head
-  if (lo < hi) {
-    const int blk = block_of<POW2>(p, lo);
-    vbase = static_cast<int64_t>(uint64_t{static_cast<uint32_t>(table_row[blk])} *
-                                 static_cast<uint32_t>(p.value.block)) -
-            blk * p.block_size;
-  }
-#pragma unroll
-  for (int i = 0; i < kSlotIters; ++i) {
-    const int c = tid + i * Tr::kThreads;
-    if (kSlotItems % Tr::kThreads != 0 && c >= kSlotItems) break;
-    const int dim = c / kSlotChunks;
-    KV* const dst = v_dst + dim * Tr::kSlotStride + kc * kVec;
-    if (lo >= hi) {
-      cp_async16(dst, v_head, 0);
-      continue;
-    }
-    const KV* const src = v_head + vbase + off.value_dim[dim];
-    if (lo == tok0 && hi == tok0 + kVec) {
-      cp_async16(dst, src + tok0, 16);
-    } else {
-#pragma unroll 1
-      for (int j = 0; j < kVec; ++j) {
-        const int tok = tok0 + j;
-        dst[j] = tok >= lo && tok < hi ? src[tok] : KV(0.f);
-      }
-    }
-  }
 }
 
 /// B fragments of Q K^T for keys key..key+7 (n-tile) and dims ks*16..ks*16+15 of a [key][dim]
@@ -246,23 +127,17 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
   unsigned char* const stages = tc_smem + Tr::kQueryBytes;
 
   launch_dependents();
-  const int kv_head = blockIdx.x % p.num_kv_heads;
-  const int chunk = blockIdx.x / p.num_kv_heads;
-  const int64_t seq = blockIdx.y;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, c2 = 2 * (lane % 4);
   const bool e5m2 = p.kv_dtype == PC_DTYPE_FP8_E5M2;
 
-  const SeqInfo s = seq_info(p, seq, chunk, Tr::kRows);
-  if (s.nrows <= 0) return;
-  if (s.bad || s.ctx == 0) {
-    fill_rows<HEAD>(p, s, kv_head, Tr::kThreads);
-    return;
-  }
-  const BlockSpan span = block_span(p, s, kv_head);
+  BlockSpan span;
+  if (!partition_block<HEAD>(p, Tr::kRows, Tr::kThreads, span)) return;
+  const SeqInfo s = span.s;
+  const int kv_head = span.kv_head;
+  const int64_t seq = span.seq;
   const int part = span.part, span_lo = span.span_lo, span_hi = span.span_hi;
   const int part_lo = part * p.partition_size;
-  if (span_lo >= span_hi) return;  // no row reads this partition: nothing to write
 
   const int32_t* table_row = p.block_table + seq * p.block_table_stride;
   const bool v_slots = p.value.mode == kGqaLoadSlotVector;
@@ -285,7 +160,13 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
   const float k_scale = p.key.scale != nullptr ? p.key.scale[p.scale_per_head ? kv_head : 0] : 1.f;
   const float v_scale =
       p.value.scale != nullptr ? p.value.scale[p.scale_per_head ? kv_head : 0] : 1.f;
+  // Logits are kept in log2 units (x log2(e)), so every exponential is one exp2; the max and
+  // sum written for the merge are converted back (m ln 2).
+  constexpr float kLog2e = 1.4426950408889634f;
+  const bool capped = p.soft_cap > 0.f;
   const float qk_scale = p.scale * k_scale;
+  const float pre = capped ? qk_scale / p.soft_cap : qk_scale * kLog2e;  // times S
+  const float cap2 = p.soft_cap * kLog2e;                                // times tanh
 
   // This thread's two rows of every fragment: g and g + 8.
   int row_lo[2], row_hi[2], row_pos[2];
@@ -300,7 +181,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
       row_lo[i] = max(row.lo, span_lo);
       row_hi[i] = min(row.hi, span_hi);
       row_pos[i] = row.pos;
-      if (p.alibi_slopes != nullptr) row_slope[i] = p.alibi_slopes[row.head];
+      if (p.alibi_slopes != nullptr) row_slope[i] = p.alibi_slopes[row.head] * kLog2e;
     }
     m_run[i] = -INFINITY;
     l_run[i] = 0.f;
@@ -316,6 +197,21 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
   // waits for stage t, issues stage t + kStages - 1 and computes stage t.
   // Warp w: keys 16 (w % 4) .. of every stage; O dims dim0 .. dim0 + kDimsPerWarp. The warps of
   // a key group compute the same logits and softmax (bit-identical), each its half of P V.
+  const ChunkOffsets fixed{off->key_vec[tid % StageItems<HEAD, KV>::kChunks],
+                           off->value_vec[tid % StageItems<HEAD, KV>::kChunks]};
+  // Table entries of stage tn, loaded while the stage before it computes.
+  StageEntries<HEAD, KV> next;
+  const bool pow2 = p.block_shift >= 0;
+  auto load_next = [&](int tn) {
+    if (pow2) {
+      load_entries<HEAD, KV, true>(next, p, table_row, tile_begin + tn * kTile, span_lo, span_hi,
+                                   v_slots);
+    } else {
+      load_entries<HEAD, KV, false>(next, p, table_row, tile_begin + tn * kTile, span_lo, span_hi,
+                                    v_slots);
+    }
+  };
+  load_next(0);
   const int key_group = warp % Tr::kKeyGroups;
   const int key0 = key_group * Tr::kKeysPerWarp;
   const int dim0 = (warp / Tr::kKeyGroups) * Tr::kDimsPerWarp;
@@ -340,15 +236,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
     }
     const int tn = t + kStages - 1;
     if (tn < ntiles) {
-      if (p.block_shift >= 0) {
-        issue_stage<HEAD, KV, true>(p, table_row, k_head, v_head, *off, tile_begin + tn * kTile,
-                                    span_lo, span_hi, v_slots, k_stage(tn % kStages),
-                                    v_stage(tn % kStages));
-      } else {
-        issue_stage<HEAD, KV, false>(p, table_row, k_head, v_head, *off, tile_begin + tn * kTile,
-                                     span_lo, span_hi, v_slots, k_stage(tn % kStages),
-                                     v_stage(tn % kStages));
-      }
+      issue_stage<HEAD, KV>(next, p, k_head, v_head, *off, fixed, tile_begin + tn * kTile, span_lo,
+                            span_hi, v_slots, k_stage(tn % kStages), v_stage(tn % kStages));
+      if (tn + 1 < ntiles) load_next(tn + 1);
     }
     cp_async_commit();
     if (t < 0) continue;
@@ -375,9 +265,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
       for (int e = 0; e < 4; ++e) {
         const int i = e / 2;
         const int tok = tile0 + key0 + 8 * n + c2 + (e % 2);
-        float x = qk_scale * sc[n][e];
-        if (p.soft_cap > 0.f) x = p.soft_cap * tanhf(x / p.soft_cap);
-        x += row_slope[i] * static_cast<float>(tok - row_pos[i]);
+        float x = pre * sc[n][e];
+        if (capped) x = cap2 * tanhf(x);
+        x = fmaf(row_slope[i], static_cast<float>(tok - row_pos[i]), x);
         sc[n][e] = tok >= row_lo[i] && tok < row_hi[i] ? x : -INFINITY;
         mx[i] = fmaxf(mx[i], sc[n][e]);
       }
@@ -389,7 +279,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
       mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 2));
       const float m_new = fmaxf(m_run[i], mx[i]);
       const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no key yet: weights stay 0
-      alpha[i] = expf(m_run[i] - m_use);
+      alpha[i] = exp2f(m_run[i] - m_use);
       m_run[i] = m_new;
       mx[i] = m_use;
       l_run[i] *= alpha[i];
@@ -399,7 +289,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int i = e / 2;
-        const float w = sc[n][e] == -INFINITY ? 0.f : expf(sc[n][e] - mx[i]);
+        const float w = exp2f(sc[n][e] - mx[i]);  // masked keys: exp2(-inf) = 0
         sc[n][e] = w;
         l_run[i] += w;
       }
@@ -459,12 +349,13 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
 #pragma unroll
     for (int w = 0; w < kGroups; ++w) {
       const float mw = m_s[w * Tr::kRows + r];
-      f[w] = mw == -INFINITY ? 0.f : expf(mw - m);
+      f[w] = mw == -INFINITY ? 0.f : exp2f(mw - m);
       l += f[w] * l_s[w * Tr::kRows + r];
       f[w] *= v_scale;
     }
+    constexpr float kLn2 = 0.6931471805599453f;
     write_row<HEAD>(
-        p, row_info(p, s, kv_head, r), part, m, l,
+        p, row_info(p, s, kv_head, r), part, m * kLn2, l,
         [&](int d) {
           float acc = 0.f;
 #pragma unroll

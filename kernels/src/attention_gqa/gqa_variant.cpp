@@ -1,11 +1,15 @@
 /// v3_gqa's C-ABI declaration and trampolines into gqa_host.cpp.
 #include "attention_gqa/gqa_variant.h"
 
+#include <array>
 #include <iterator>
 
+#include "attention/attention_host.h"
+#include "attention/attention_params.h"
 #include "attention_gqa/gqa_host.h"
 #include "attention_gqa/gqa_params.h"
 #include "common/kernel_lists.h"
+#include "pagecheck/plugin_read.h"
 
 namespace pagecheck::kernels {
 namespace {
@@ -29,18 +33,62 @@ constexpr uint64_t kCaps = PC_CAP_ALIBI | PC_CAP_LARGE_CACHE | PC_CAP_TOKEN_STRI
 /// and 256.
 constexpr int32_t kGqaBlockSizes[] = {1, 8, 16, 32, 64, 128, 256};
 
+/// Groups below this many query heads per KV head run on v2_split's kernels where those can
+/// run the call: reading K/V once per group saves little there, and v2_split's one block per
+/// (row, head, partition) keeps more loads in flight (docs/kernels.md, "v3_gqa").
+constexpr int64_t kSmallGroup = 4;
+
+/// True when `args` (checked by check_gqa) is a small group that v2_split's kernels implement.
+bool runs_split(const pc_device_info* device, const pc_paged_attention_args* args) {
+  const pc_paged_attention_args a = abi::read(*args);
+  if (a.cache.num_kv_heads <= 0 || a.num_heads / a.cache.num_kv_heads >= kSmallGroup) {
+    return false;
+  }
+  return check_attention(AttentionVariant::kV2Split, device, args).ok();
+}
+
+/// Every partition size a launch may use, ascending and once each: the tensor-core and
+/// CUDA-core kernels' list and, for small groups, v2_split's.
+struct PartitionSizeList {
+  std::array<int32_t, kGqaPartitionSizes.size() + kPartitionSizes.size()> sizes{};  ///< sorted
+  int32_t count = 0;  ///< distinct sizes
+};
+constexpr PartitionSizeList kDeclaredPartitionSizes = [] {
+  PartitionSizeList list;
+  auto insert = [&list](int32_t size) {  // keeps the list sorted and distinct
+    int32_t i = 0;
+    while (i < list.count && list.sizes[i] < size) ++i;
+    if (i < list.count && list.sizes[i] == size) return;
+    for (int32_t j = list.count; j > i; --j) list.sizes[j] = list.sizes[j - 1];
+    list.sizes[i] = size;
+    ++list.count;
+  };
+  for (int32_t s : kGqaPartitionSizes) insert(s);
+  for (int32_t s : kPartitionSizes) insert(s);
+  return list;
+}();
+
 pc_status can_implement(const pc_variant*, const pc_device_info* device, const void* args,
                         char* msg, size_t len) {
   return report(check_gqa(device, static_cast<const pc_paged_attention_args*>(args)), msg, len);
 }
 size_t workspace(const pc_variant*, const pc_device_info* device, const void* args) {
-  return gqa_workspace_bytes(device, static_cast<const pc_paged_attention_args*>(args));
+  const auto* a = static_cast<const pc_paged_attention_args*>(args);
+  if (a == nullptr || a->struct_size == 0 || !check_gqa(device, a).ok()) return 0;
+  return runs_split(device, a) ? attention_workspace_bytes(AttentionVariant::kV2Split, a)
+                               : gqa_workspace_bytes(device, a);
 }
 pc_status launch(const pc_variant*, const pc_device_info* device, const void* args,
                  void* workspace_ptr, void* stream, char* msg, size_t len) {
-  return report(launch_gqa_attention(device, static_cast<const pc_paged_attention_args*>(args),
-                                     workspace_ptr, static_cast<cudaStream_t>(stream)),
-                msg, len);
+  const auto* a = static_cast<const pc_paged_attention_args*>(args);
+  KernelStatus st = check_gqa(device, a);
+  if (st.ok()) {
+    st = runs_split(device, a)
+             ? launch_attention(AttentionVariant::kV2Split, device, a, workspace_ptr,
+                                static_cast<cudaStream_t>(stream))
+             : launch_gqa_attention(device, a, workspace_ptr, static_cast<cudaStream_t>(stream));
+  }
+  return report(st, msg, len);
 }
 
 }  // namespace
@@ -63,8 +111,8 @@ pc_variant gqa_variant() {
   v.num_block_sizes = static_cast<int32_t>(std::size(kGqaBlockSizes));
   v.caps = kCaps;
   v.max_query_len = kGqaMaxQueryLen;
-  v.partition_sizes = kGqaPartitionSizes.data();
-  v.num_partition_sizes = static_cast<int32_t>(kGqaPartitionSizes.size());
+  v.partition_sizes = kDeclaredPartitionSizes.sizes.data();
+  v.num_partition_sizes = kDeclaredPartitionSizes.count;
   v.precision = pc_precision{};
   v.precision.struct_size = sizeof(pc_precision);
   // float32 logits, sums and accumulators; the tensor-core path rounds the softmax weights

@@ -106,6 +106,8 @@ struct Fp8Scale {
   float scale;       ///< the head's scale
   float reciprocal;  ///< __frcp_rn(scale): correctly rounded
   bool fast;         ///< divide_by_scale applies
+  bool plain;        ///< finite and non-zero: a product or quotient with a non-NaN value is
+                     ///< not NaN (then a chunk without NaN inputs needs no NaN fix-ups)
 };
 
 /// value / scale rounded to float32 (round to nearest even), without a division, for a scale
@@ -157,96 +159,6 @@ __device__ __forceinline__ typename Codec::CacheElem to_cache(typename Codec::To
   }
 }
 
-/// Two fp8 codes (lo in the low byte) of format F decoded exactly, by one paired conversion.
-template <__nv_fp8_interpretation_t F>
-__device__ __forceinline__ float2 fp8_pair_to_float(uint8_t lo, uint8_t hi) {
-  const __half2_raw h =
-      __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(lo | (uint32_t{hi} << 8)), F);
-  return make_float2(__half2float(__half(__half_raw{h.x})), __half2float(__half(__half_raw{h.y})));
-}
-
-/// fp8_code of two quotients by one paired conversion (the same rounding, lane by lane).
-template <__nv_fp8_interpretation_t F>
-__device__ __forceinline__ void fp8_pair_codes(float lo, float hi, uint8_t& code_lo,
-                                               uint8_t& code_hi) {
-  const __nv_fp8x2_storage_t two = __nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE, F);
-  code_lo = isnan(lo) ? uint8_t{0x7f} : static_cast<uint8_t>(two & 0xffu);
-  code_hi = isnan(hi) ? uint8_t{0x7f} : static_cast<uint8_t>(two >> 8);
-}
-
-/// Dequantizes a chunk of format F: to_token on each element, codes decoded in pairs.
-template <typename Codec, int N, __nv_fp8_interpretation_t F>
-__device__ __forceinline__ void dequantize_chunk(const Chunk<uint8_t, N>& in,
-                                                 Chunk<typename Codec::TokenElem, N>& out,
-                                                 float scale) {
-  using T = typename Codec::Token;
-#pragma unroll
-  for (int j = 0; j < N; j += 2) {
-    const float2 code = fp8_pair_to_float<F>(in.e[j], in.e[j + 1]);
-    out.e[j] = float_to_token<T>(__fmul_rn(code.x, scale));
-    out.e[j + 1] = float_to_token<T>(__fmul_rn(code.y, scale));
-  }
-}
-
-/// The fp8 codes of format F of N quotients, rounded in pairs.
-template <int N, __nv_fp8_interpretation_t F>
-__device__ __forceinline__ void fp8_chunk_codes(const float (&q)[N], Chunk<uint8_t, N>& out) {
-#pragma unroll
-  for (int j = 0; j < N; j += 2) fp8_pair_codes<F>(q[j], q[j + 1], out.e[j], out.e[j + 1]);
-}
-
-/// Quantizes a chunk: to_cache on each element, the quotients by divide_by_scale where s.fast
-/// (one branch per chunk, so that the elements' conversions interleave), the codes in pairs.
-template <typename Codec, int N>
-__device__ __forceinline__ void quantize_chunk(const Chunk<typename Codec::TokenElem, N>& in,
-                                               Chunk<uint8_t, N>& out, const Fp8Scale& s,
-                                               bool e5m2) {
-  using T = typename Codec::Token;
-  float q[N];
-  if (s.fast) {
-#pragma unroll
-    for (int j = 0; j < N; ++j) q[j] = divide_by_scale(token_to_float<T>(in.e[j]), s);
-  } else {
-#pragma unroll
-    for (int j = 0; j < N; ++j) q[j] = __fdiv_rn(token_to_float<T>(in.e[j]), s.scale);
-  }
-  if (e5m2) {
-    fp8_chunk_codes<N, __NV_E5M2>(q, out);
-  } else {
-    fp8_chunk_codes<N, __NV_E4M3>(q, out);
-  }
-}
-
-/// A cache chunk as token elements (to_token on each; the fp8 format chosen once per chunk).
-template <typename Codec, int N>
-__device__ __forceinline__ void chunk_to_tokens(const Chunk<typename Codec::CacheElem, N>& in,
-                                                Chunk<typename Codec::TokenElem, N>& out,
-                                                const Fp8Scale& s, bool e5m2) {
-  if constexpr (Codec::kConverts) {
-    if (e5m2) {
-      dequantize_chunk<Codec, N, __NV_E5M2>(in, out, s.scale);
-    } else {
-      dequantize_chunk<Codec, N, __NV_E4M3>(in, out, s.scale);
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < N; ++j) out.e[j] = in.e[j];
-  }
-}
-
-/// A token chunk as cache elements (to_cache on each; the fp8 format chosen once per chunk).
-template <typename Codec, int N>
-__device__ __forceinline__ void chunk_to_cache(const Chunk<typename Codec::TokenElem, N>& in,
-                                               Chunk<typename Codec::CacheElem, N>& out,
-                                               const Fp8Scale& s, bool e5m2) {
-  if constexpr (Codec::kConverts) {
-    quantize_chunk<Codec, N>(in, out, s, e5m2);
-  } else {
-#pragma unroll
-    for (int j = 0; j < N; ++j) out.e[j] = in.e[j];
-  }
-}
-
 /// The scale of kv head `head` (per tensor: entry 0); 1 for raw copies (never read). The
 /// vectorized kernels issue it with their first loads and build the Fp8Scale later.
 template <typename Codec>
@@ -264,6 +176,7 @@ __device__ __forceinline__ Fp8Scale fp8_scale(float scale) {
   s.scale = scale;
   const float m = fabsf(scale);
   s.fast = m >= 0x1p-32f && m <= 0x1p32f;
+  s.plain = m > 0.0f && m <= 0x1.fffffep127f;
   s.reciprocal = s.fast ? __frcp_rn(scale) : 1.0f;
   return s;
 }

@@ -202,6 +202,17 @@ CopyParams make_params(const CopyCall& c) {
                                          static_cast<int>(abi::dtype_bytes(c.dtype)),
                                          static_cast<int>(abi::dtype_bytes(k.dtype)));
   }
+  // Items per tile (token_fastest) or per token; staged: blocks per tile. At least 1: the
+  // scalar variants take head sizes below one chunk (and read none of the three).
+  const int per = copy_detail::staged(p) ? copy_detail::staged_runs(vectors, p.unroll)
+                  : p.token_fastest      ? copy_detail::kTileTokens * vectors
+                                         : vectors;
+  const auto div = [](int64_t d) {
+    return copy_detail::make_fast_div(static_cast<uint32_t>(std::max<int64_t>(d, 1)));
+  };
+  p.item_div = div(per);
+  p.chunk_div = div(k.head_size / chunk);
+  p.block_div = div(k.block_size);
   return p;
 }
 
@@ -225,6 +236,12 @@ KernelStatus check_vectorized(const CopyCall& c) {
                     require_vector_stride(t.value_stride_token, x, "value_stride_token"),
                     require_vector_stride(t.value_stride_head, x, "value_stride_head"));
   if (!st.ok()) return st;
+  if (c.cache.num_kv_heads * (c.cache.head_size / chunk) * copy_detail::kTileTokens >
+      std::numeric_limits<int32_t>::max()) {
+    return KernelStatus::unsupported("cache.num_kv_heads (" + str(c.cache.num_kv_heads) +
+                                     ") x head_size chunks of 16 bytes exceed 2^31 / " +
+                                     str(copy_detail::kTileTokens));
+  }
   const CopyParams p = make_params(c);
   const int64_t blocks = copy_detail::grid_blocks(p, static_cast<int>(chunk));
   if (blocks > std::numeric_limits<int32_t>::max()) {

@@ -42,6 +42,26 @@ __device__ __forceinline__ SlotPosition slot_position(int64_t slot, int block_si
   return s;
 }
 
+/// n / d for n in [0, 2^31) (FastDiv): one multiply-high, an add and a shift.
+__device__ __forceinline__ uint32_t fast_div(uint32_t n, const FastDiv& d) {
+  return (__umulhi(n, d.multiplier) + n) >> d.shift;
+}
+
+/// slot_position with the launch's FastDiv of block_size (the vectorized kernels).
+__device__ __forceinline__ SlotPosition slot_position(int64_t slot, const FastDiv& block_size) {
+  SlotPosition s;
+  if (slot <= INT32_MAX) {
+    const uint32_t narrow = static_cast<uint32_t>(slot);
+    const uint32_t block = fast_div(narrow, block_size);
+    s.block = block;
+    s.offset = narrow - block * block_size.divisor;
+  } else {
+    s.block = slot / block_size.divisor;
+    s.offset = slot - s.block * block_size.divisor;
+  }
+  return s;
+}
+
 /// Offset of (block, head, slot, 0) for the slot at `s`.
 __device__ __forceinline__ int64_t row_offset(const CacheTensor& c, const SlotPosition& s,
                                               int head) {
@@ -56,35 +76,35 @@ struct TileItem {
   bool active;  ///< inside the problem (the slot is checked separately)
 };
 
-/// Item `u` of the calling thread (`unroll` items per thread). Consecutive lanes take
-/// consecutive items; a block's items are contiguous. With
-/// token_fastest, 8 consecutive tokens of one chunk (x-split keys: 8 neighbouring 16-byte
-/// vectors, values: neighbouring slots of each dim), then the next chunk; otherwise the chunks
-/// of one token in order (NHD / HND: one contiguous row per head on both sides).
-__device__ __forceinline__ TileItem tile_item(const CopyParams& p, int unroll, int u,
-                                              int chunk_dims, int chunks, int vectors) {
+/// Item `u` of the calling thread (kU items per thread, kThreadsFor<kU> threads per block).
+/// Consecutive lanes take consecutive items; a block's items are contiguous. With `token_fastest`
+/// (p.token_fastest, or a constant of the kernel's CopyPath), 8 consecutive tokens of one chunk
+/// (x-split keys: 8 neighbouring 16-byte vectors, values: neighbouring slots of each dim), then the
+/// next chunk; otherwise the chunks of one token in order (NHD / HND: one contiguous row per head
+/// on both sides).
+template <int kU>
+__device__ __forceinline__ TileItem tile_item(const CopyParams& p, bool token_fastest, int u,
+                                              int chunk_dims) {
   const int64_t idx =
-      (int64_t{blockIdx.x} * unroll + u) * kTileThreads + static_cast<int64_t>(threadIdx.x);
+      (int64_t{blockIdx.x} * kU + u) * kThreadsFor<kU> + static_cast<int64_t>(threadIdx.x);
+  const int64_t per = p.item_div.divisor;  // items per tile (token_fastest) or per token
   int64_t token;
   int vec;
-  // 32-bit divisions where the item index fits (a 64-bit one is a long software sequence).
-  if (p.token_fastest) {
-    const int64_t per_tile = int64_t{kTileTokens} * vectors;
-    const int64_t tile = idx <= INT32_MAX
-                             ? int64_t{static_cast<uint32_t>(idx) / static_cast<uint32_t>(per_tile)}
-                             : idx / per_tile;
-    const int rem = static_cast<int>(idx - tile * per_tile);
+  // FastDiv where the item index fits in 31 bits (a 64-bit division is a long software sequence).
+  const int64_t q =
+      idx <= INT32_MAX ? int64_t{fast_div(static_cast<uint32_t>(idx), p.item_div)} : idx / per;
+  const int rem = static_cast<int>(idx - q * per);
+  if (token_fastest) {
     vec = rem / kTileTokens;
-    token = tile * kTileTokens + (rem - vec * kTileTokens);
+    token = q * kTileTokens + (rem - vec * kTileTokens);
   } else {
-    token = idx <= INT32_MAX ? int64_t{static_cast<uint32_t>(idx) / static_cast<uint32_t>(vectors)}
-                             : idx / vectors;
-    vec = static_cast<int>(idx - token * vectors);
+    token = q;
+    vec = rem;
   }
   TileItem item;
   item.token = token;
-  item.head = vec / chunks;
-  item.dim = (vec - item.head * chunks) * chunk_dims;
+  item.head = static_cast<int>(fast_div(static_cast<uint32_t>(vec), p.chunk_div));
+  item.dim = (vec - item.head * static_cast<int>(p.chunk_div.divisor)) * chunk_dims;
   item.active = token < p.num_tokens;
   return item;
 }
@@ -126,14 +146,14 @@ __device__ __forceinline__ bool chunk_in_one_group(const CacheTensor& c, int in_
 /// Loads the N cache elements of a chunk starting at row offset `row` + dim `dim`: one 16-byte
 /// load when the tensor allows it, else N scalar loads c.dim apart (one division for the chunk:
 /// a chunk inside one dim group, as x-split values always are), or element by element where
-/// the chunk crosses a group boundary.
-template <typename Elem, int N>
+/// the chunk crosses a group boundary. kMayVector = false: the caller knows c.vector is zero.
+template <typename Elem, int N, bool kMayVector = true>
 __device__ __forceinline__ void load_cache_chunk(const CacheTensor& c, int64_t row, int dim,
                                                  Chunk<Elem, N>& out) {
   static_assert(N * sizeof(Elem) == 16, "a cache chunk is 16 bytes");
   const Elem* base = static_cast<const Elem*>(c.data) + row;
   const DimPosition d = dim_position<N>(c, dim);
-  if (c.vector) {
+  if (kMayVector && c.vector) {
     out.v[0] = load16(base + chunk_offset(c, d));
     return;
   }
@@ -148,13 +168,13 @@ __device__ __forceinline__ void load_cache_chunk(const CacheTensor& c, int64_t r
 }
 
 /// Stores a chunk of N cache elements (the mirror of load_cache_chunk).
-template <typename Elem, int N>
+template <typename Elem, int N, bool kMayVector = true>
 __device__ __forceinline__ void store_cache_chunk(const CacheTensor& c, int64_t row, int dim,
                                                   const Chunk<Elem, N>& in) {
   static_assert(N * sizeof(Elem) == 16, "a cache chunk is 16 bytes");
   Elem* base = static_cast<Elem*>(c.data) + row;
   const DimPosition d = dim_position<N>(c, dim);
-  if (c.vector) {
+  if (kMayVector && c.vector) {
     *reinterpret_cast<uint4*>(base + chunk_offset(c, d)) = in.v[0];
     return;
   }

@@ -35,6 +35,14 @@ struct TokenTensor {
   int64_t stride_head;   ///< elements between heads of a row
 };
 
+/// Division of a dividend in [0, 2^31) by a run-time constant d >= 1 without a divide sequence:
+/// q = (umulhi(n, multiplier) + n) >> shift (built by make_fast_div in copy_plan.h).
+struct FastDiv {
+  uint32_t divisor;     ///< d
+  uint32_t multiplier;  ///< floor(2^32 (2^shift - d) / d) + 1; 0 for d = 1
+  uint32_t shift;       ///< ceil(log2 d)
+};
+
 /// The two copy directions share one description: the cache side and the token side.
 struct CopyParams {
   int64_t num_tokens;           ///< rows of the token tensors
@@ -54,6 +62,11 @@ struct CopyParams {
                                 ///< (x-split style); zero: lanes walk the chunks of a token
   int32_t unroll;               ///< vectorized: items per thread, 1 or copy_unroll() (the
                                 ///< kernels' template argument)
+  FastDiv item_div;             ///< vectorized: items per tile (token_fastest: kTileTokens x
+                                ///< chunks per token) or chunks per token (otherwise); staged
+                                ///< x-split kernels: blocks per tile (copy_plan.h staged_runs)
+  FastDiv chunk_div;            ///< vectorized: chunks per head
+  FastDiv block_div;            ///< block_size
 };
 
 /// Which element conversion a copy needs: the token-side and cache-side dtypes

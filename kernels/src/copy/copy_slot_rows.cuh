@@ -86,26 +86,28 @@ __device__ __forceinline__ typename SlotRows<sizeof(Elem)>::Piece& piece(Chunk<E
   return reinterpret_cast<typename SlotRows<sizeof(Elem)>::Piece*>(c.v)[p];
 }
 
+/// Calls f(address of piece p, p) for each of the lane's row pieces.
+template <typename Elem, int N, typename F>
+__device__ __forceinline__ void for_each_piece(const CacheTensor& c, int64_t row, int dim, F&& f) {
+  using Piece = typename SlotRows<sizeof(Elem)>::Piece;
+#pragma unroll
+  for (int p = 0; p < SlotRows<sizeof(Elem)>::kPieces; ++p) {
+    f(reinterpret_cast<Piece*>(piece_address<Elem, N>(c, row, dim, p)), p);
+  }
+}
+
 /// Loads the lane's row pieces into `out` (still in row order; rows_to_tokens transposes them).
 template <typename Elem, int N>
 __device__ __forceinline__ void load_slot_rows(const CacheTensor& c, int64_t row, int dim,
                                                Chunk<Elem, N>& out) {
-  using Piece = typename SlotRows<sizeof(Elem)>::Piece;
-#pragma unroll
-  for (int p = 0; p < SlotRows<sizeof(Elem)>::kPieces; ++p) {
-    piece(out, p) = __ldg(reinterpret_cast<const Piece*>(piece_address<Elem, N>(c, row, dim, p)));
-  }
+  for_each_piece<Elem, N>(c, row, dim, [&](auto* at, int p) { piece(out, p) = __ldg(at); });
 }
 
 /// Stores the lane's row pieces held in `in` (after tokens_to_rows).
 template <typename Elem, int N>
 __device__ __forceinline__ void store_slot_rows(const CacheTensor& c, int64_t row, int dim,
                                                 Chunk<Elem, N>& in) {
-  using Piece = typename SlotRows<sizeof(Elem)>::Piece;
-#pragma unroll
-  for (int p = 0; p < SlotRows<sizeof(Elem)>::kPieces; ++p) {
-    *reinterpret_cast<Piece*>(piece_address<Elem, N>(c, row, dim, p)) = piece(in, p);
-  }
+  for_each_piece<Elem, N>(c, row, dim, [&](auto* at, int p) { *at = piece(in, p); });
 }
 
 /// Row pieces -> the lane token's N elements, through the group's staging area (warp-uniform:

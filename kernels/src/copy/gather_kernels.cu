@@ -1,10 +1,13 @@
 /// gather_cached_kv kernels: paged cache -> contiguous key / value rows, for every cache layout
 /// the strides describe. Rows whose slot is -1 are left untouched. Raw copies are bit exact;
 /// fp8 caches are copied as codes or dequantized (copy_codec.cuh).
+#include "copy/copy_codec_chunk.cuh"
 #include "copy/copy_dispatch.cuh"
 #include "copy/copy_host.h"
+#include "copy/copy_item_access.cuh"
 #include "copy/copy_kernels.cuh"
 #include "copy/copy_slot_rows.cuh"
+#include "copy/copy_xsplit_kernels.cuh"
 
 namespace pagecheck::kernels {
 namespace {
@@ -42,38 +45,28 @@ __global__ void gather_naive_kernel(const __grid_constant__ CopyParams p) {
   }
 }
 
-/// Loads item u's chunk of cache tensor `c`: one 16-byte load where chunks are contiguous and
-/// aligned (x-split keys, NHD, HND), the lane's row pieces where the warp's groups cover whole
-/// slot rows (x-split values of consecutive slots: `rows`), else strided scalar loads.
-template <typename Elem, int N>
-__device__ __forceinline__ void load_item(const CacheTensor& c, const SlotPosition& at, int head,
-                                          int dim, bool rows, Chunk<Elem, N>& out) {
-  if (!c.vector && rows && c.slot_rows) {
-    const SlotPosition first{at.block, at.offset - copy_detail::lane_in_group()};
-    copy_detail::load_slot_rows(c, copy_detail::row_offset(c, first, head), dim, out);
-  } else {
-    copy_detail::load_cache_chunk(c, copy_detail::row_offset(c, at, head), dim, out);
-  }
-}
-
 /// vectorized: each thread moves kU items, an item being one 16-byte chunk of cache elements
 /// of one (token, head) (see copy_kernels.cuh for the lane order). The slot of each item is read
 /// by its own thread (no shared memory, no barrier): first the slots of all the thread's items
-/// (issued together), then the cache loads of all of them (load_item), then the stores, so a
-/// thread waits for two round trips to memory, not two per item. Token side: one, two or four
-/// 16-byte stores per tensor and item. Inactive items (past the end, slot -1) load and store
-/// nothing.
-template <typename Codec, int kU>
-__global__ void __launch_bounds__(copy_detail::kTileThreads)
+/// (issued together), then the cache loads of all of them (move_cache_item: one 16-byte load
+/// where chunks are contiguous and aligned, the lane's row pieces where the warp's groups cover
+/// whole slot rows, else strided scalar loads), then the stores, so a thread waits for two
+/// round trips to memory, not two per item. kPath compiles only the accesses of the layout
+/// (copy_item_access.cuh). Token side: one, two or four 16-byte stores per tensor and item.
+/// Inactive items (past the end, slot -1) load and store nothing.
+template <typename Codec, int kU, copy_detail::CopyPath kPath>
+__global__ void __launch_bounds__(copy_detail::kThreadsFor<kU>)
     gather_vectorized_kernel(const __grid_constant__ CopyParams p) {
   using CacheElem = typename Codec::CacheElem;
   using TokenElem = typename Codec::TokenElem;
+  using copy_detail::TensorAccess;
   constexpr int kN = copy_detail::kChunkDims<Codec>;
+  constexpr TensorAccess kKey = copy_detail::tensor_access<kPath>(false);
+  constexpr TensorAccess kValue = copy_detail::tensor_access<kPath>(true);
   __shared__ copy_detail::SlotRowStage stage;
-  const int chunks = p.head_size / kN;
-  const int vectors = p.num_kv_heads * chunks;
   const bool e5m2 = p.fp8_e5m2 != 0;
-  const bool any_rows = p.token_fastest && (p.key_cache.slot_rows || p.value_cache.slot_rows);
+  const bool token_fastest = copy_detail::path_token_fastest<kPath>(p);
+  const bool any_rows = copy_detail::path_any_rows<kPath>(p);
   copy_detail::TileItem item[kU];
   int64_t slot[kU];
   float k_scale[kU];  // fp8: issued with the slots, not after the data arrived
@@ -83,7 +76,7 @@ __global__ void __launch_bounds__(copy_detail::kTileThreads)
   Chunk<CacheElem, kN> v[kU];
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
-    item[u] = copy_detail::tile_item(p, kU, u, kN, chunks, vectors);
+    item[u] = copy_detail::tile_item<kU>(p, token_fastest, u, kN);
     slot[u] = item[u].active ? __ldg(p.slot_mapping + item[u].token) : -1;
     k_scale[u] = copy_detail::load_scale<Codec>(p.k_scale, p.scale_per_head, item[u].head);
     v_scale[u] = copy_detail::load_scale<Codec>(p.v_scale, p.scale_per_head, item[u].head);
@@ -93,15 +86,17 @@ __global__ void __launch_bounds__(copy_detail::kTileThreads)
     item[u].active = slot[u] >= 0;
     rows[u] = any_rows && copy_detail::warp_slot_rows(item[u].active, slot[u]);
     if (!item[u].active) continue;
-    const SlotPosition at = copy_detail::slot_position(slot[u], p.block_size);
-    load_item(p.key_cache, at, item[u].head, item[u].dim, rows[u], k[u]);
-    load_item(p.value_cache, at, item[u].head, item[u].dim, rows[u], v[u]);
+    const SlotPosition at = copy_detail::slot_position(slot[u], p.block_div);
+    copy_detail::move_cache_item<true, kKey>(p.key_cache, at, item[u].head, item[u].dim, rows[u],
+                                             k[u]);
+    copy_detail::move_cache_item<true, kValue>(p.value_cache, at, item[u].head, item[u].dim,
+                                               rows[u], v[u]);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     if (rows[u]) {  // the whole warp: transpose the row pieces into the lanes' tokens
-      if (!p.key_cache.vector && p.key_cache.slot_rows) copy_detail::rows_to_tokens(stage, k[u]);
-      if (!p.value_cache.vector && p.value_cache.slot_rows) {
+      if (copy_detail::uses_rows<kKey>(p.key_cache, true)) copy_detail::rows_to_tokens(stage, k[u]);
+      if (copy_detail::uses_rows<kValue>(p.value_cache, true)) {
         copy_detail::rows_to_tokens(stage, v[u]);
       }
     }
@@ -116,40 +111,30 @@ __global__ void __launch_bounds__(copy_detail::kTileThreads)
   }
 }
 
-/// Launches the vectorized kernel with p.unroll items per thread (1, or the large unroll).
-template <typename Codec>
-KernelStatus launch_gather_vectorized(const CopyParams& p, cudaStream_t stream) {
-  constexpr int kLarge = copy_detail::large_unroll(true, Codec::kTokenBytes, Codec::kCacheBytes);
-  if (p.unroll != 1 && p.unroll != kLarge) {
-    return KernelStatus::invalid("gather: unroll " + std::to_string(p.unroll) +
-                                 " is neither 1 nor " + std::to_string(kLarge));
+/// The gather kernels for launch_vectorized_copy.
+struct GatherKernels {
+  static constexpr bool kGather = true;
+  static constexpr const char* kName = "gather_vectorized launch";
+  static constexpr const char* kScalarName = "gather_naive_kernel launch";
+  template <typename Codec>
+  static CopyKernel scalar() {
+    return gather_naive_kernel<Codec>;
   }
-  const dim3 grid = copy_grid(p, copy_detail::kChunkDims<Codec>);
-  if (p.unroll == kLarge) {
-    gather_vectorized_kernel<Codec, kLarge><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
-  } else {
-    gather_vectorized_kernel<Codec, 1><<<grid, copy_detail::kTileThreads, 0, stream>>>(p);
+  template <typename Codec, int kU, copy_detail::CopyPath kPath>
+  static CopyKernel vectorized() {
+    return gather_vectorized_kernel<Codec, kU, kPath>;
   }
-  PAGECHECK_RETURN_IF_LAUNCH_FAILED("gather_vectorized_kernel launch");
-  return KernelStatus::success();
-}
+  template <typename Codec, int kU>
+  static CopyKernel staged() {
+    return copy_detail::gather_xsplit_kernel<Codec, kU>;
+  }
+};
 
 }  // namespace
 
 KernelStatus launch_gather(CopyVariant variant, const CopyCodecKey& codec, const CopyParams& p,
                            cudaStream_t stream) {
-  if (p.num_tokens == 0) return KernelStatus::success();
-  return dispatch_copy_codec(codec, [&](auto codec_tag) {
-    using Codec = typename decltype(codec_tag)::type;
-    if (variant == CopyVariant::kScalar) {
-      const int64_t total = p.num_tokens * p.num_kv_heads * p.head_size;
-      const int64_t blocks = std::min<int64_t>((total + 255) / 256, int64_t{1} << 20);
-      gather_naive_kernel<Codec><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(p);
-      PAGECHECK_RETURN_IF_LAUNCH_FAILED("gather_naive_kernel launch");
-      return KernelStatus::success();
-    }
-    return launch_gather_vectorized<Codec>(p, stream);
-  });
+  return launch_copy<GatherKernels>(variant, codec, p, stream);
 }
 
 }  // namespace pagecheck::kernels

@@ -1,0 +1,177 @@
+#pragma once
+/// The K/V stage copies of v3_gqa's tensor-core kernel (gqa_tc_kernel.cuh): which keys of a
+/// stage each thread copies, their block-table entries loaded one stage ahead (so that no
+/// table load waits in the chain between a stage's barrier and its copies), and the cp.async
+/// copies themselves. K has 16-byte vectors along the dims; V along the dims (the same items as
+/// K) or along the slots (a vector of kVector keys of one dim).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "attention_gqa/gqa_mma.cuh"
+#include "attention_gqa/gqa_params.h"
+#include "attention_gqa/gqa_tc_traits.h"
+
+namespace pagecheck::kernels::gqa {
+
+/// Element offset of dim d (a multiple of the vector width, or any dim of a [dim][slot]
+/// vector) within a token of tensor t.
+__device__ __forceinline__ int32_t dim_offset(const GqaTensor& t, int d) {
+  const int g = d / t.dim_split;
+  return static_cast<int32_t>(g * t.group + (d - g * t.dim_split) * t.dim);
+}
+
+/// Per-block constants of the stage copies, in shared memory: the element offset of each
+/// 16-byte vector of a token (K and V along the dims) and of each dim (V along the slots).
+template <int HEAD, int KV_BYTES>
+struct StageOffsets {
+  int32_t key_vec[HEAD / (16 / KV_BYTES)];    ///< K: dim offset of vector j
+  int32_t value_vec[HEAD / (16 / KV_BYTES)];  ///< V along the dims: dim offset of vector j
+  int32_t value_dim[HEAD];                    ///< V along the slots: offset of dim d
+};
+
+/// The copy items of one stage and this thread's share of them.
+template <int HEAD, class KV>
+struct StageItems {
+  using Tr = GqaTcTraits<HEAD, sizeof(KV)>;
+  static constexpr int kVec = Tr::kVector;            ///< cache elements per 16-byte copy
+  static constexpr int kChunks = HEAD / kVec;         ///< 16-byte vectors per token
+  static constexpr int kItems = Tr::kTile * kChunks;  ///< dim vectors of a stage (K or V)
+  static constexpr int kIters = (kItems + Tr::kThreads - 1) / Tr::kThreads;  ///< per thread
+  /// Every item of a thread has the same vector index (tid % kChunks).
+  static constexpr bool kFixedChunk = Tr::kThreads % kChunks == 0;
+  static constexpr int kSlotChunks = Tr::kTile / kVec;   ///< key vectors per dim (V slots)
+  static constexpr int kSlotItems = HEAD * kSlotChunks;  ///< slot vectors of a stage
+  static constexpr int kSlotIters = (kSlotItems + Tr::kThreads - 1) / Tr::kThreads;
+  static_assert(Tr::kThreads % kSlotChunks == 0, "a thread keeps its key vector");
+};
+
+/// Block-table facts};
+
+/// Block-table facts of this thread's items in one stage, loaded one stage before its copies.
+template <int HEAD, class KV>
+struct StageEntries {
+  using It = StageItems<HEAD, KV>;
+  int32_t phys[It::kIters];  ///< dim items: physical block of the item's key, -1: not read
+  int32_t slot[It::kIters];  ///< dim items: the key's slot in its block
+  int32_t v_phys;            ///< slot vector: its physical block, -1: no key of it is read
+  int32_t v_slot0;           ///< slot vector: the slot of its first key
+};
+
+/// The block of a key position: a shift when the block size is a power of two (POW2).
+template <bool POW2>
+__device__ __forceinline__ int block_of(const GqaParams& p, int tok) {
+  if constexpr (POW2) {
+    return tok >> p.block_shift;
+  } else {
+    return tok / p.block_size;
+  }
+}
+
+/// Loads the table entries of stage `tile0` for this thread: keys outside [span_lo, span_hi)
+/// and items past the stage are not read (phys = -1).
+template <int HEAD, class KV, bool POW2>
+__device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const GqaParams& p,
+                                             const int32_t* table_row, int tile0, int span_lo,
+                                             int span_hi, bool v_slots) {
+  using It = StageItems<HEAD, KV>;
+  using Tr = typename It::Tr;
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < It::kIters; ++i) {
+    const int c = tid + i * Tr::kThreads;
+    const int tok = tile0 + c / It::kChunks;
+    e.phys[i] = -1;
+    e.slot[i] = 0;
+    if ((It::kItems % Tr::kThreads == 0 || c < It::kItems) && tok >= span_lo && tok < span_hi) {
+      const int blk = block_of<POW2>(p, tok);
+      e.slot[i] = tok - blk * p.block_size;
+      e.phys[i] = __ldg(table_row + blk);
+    }
+  }
+  e.v_phys = -1;
+  e.v_slot0 = 0;
+  if (v_slots) {
+    // The keys of a vector (kVec-aligned) share one block: block_size % kVec == 0 (host).
+    const int tok0 = tile0 + tid % It::kSlotChunks * It::kVec;
+    const int lo = max(tok0, span_lo), hi = min(tok0 + It::kVec, span_hi);
+    if (lo < hi) {
+      const int blk = block_of<POW2>(p, lo);
+      e.v_slot0 = tok0 - blk * p.block_size;
+      e.v_phys = __ldg(table_row + blk);
+    }
+  }
+}
+
+/// Per-thread constants of the copies: the dim offset of this thread's vector when it is the
+/// same for all its items (StageItems::kFixedChunk), else read from the offsets table.
+struct ChunkOffsets {
+  int32_t key;    ///< K: offset of vector tid % kChunks
+  int32_t value;  ///< V along the dims: the same
+};
+
+/// Issues the copies of stage `tile0` (entries `e`) into k_dst / v_dst. Keys not read are
+/// zero-filled (a 0-byte cp.async of an in-bounds address); a slot vector only partly inside
+/// [span_lo, span_hi) is read element by element (never beyond the span). k_head / v_head:
+/// the tensors at this kv head. Block, slot and dim strides and a slot's offset within a block
+/// fit in 32 bits (host check in gqa_uses_tensor_cores); only the block term is 64-bit.
+template <int HEAD, class KV>
+__device__ __forceinline__ void issue_stage(const StageEntries<HEAD, KV>& e, const GqaParams& p,
+                                            const KV* k_head, const KV* v_head,
+                                            const StageOffsets<HEAD, sizeof(KV)>& off,
+                                            ChunkOffsets fixed, int tile0, int span_lo, int span_hi,
+                                            bool v_slots, KV* k_dst, KV* v_dst) {
+  using It = StageItems<HEAD, KV>;
+  using Tr = typename It::Tr;
+  constexpr int kVec = It::kVec, kChunks = It::kChunks;
+  const int tid = threadIdx.x;
+  auto copy_dims = [&](const KV* head, uint32_t block_stride, uint32_t slot_stride,
+                       const int32_t* vec_off, int32_t fixed_off, KV* dst) {
+#pragma unroll
+    for (int i = 0; i < It::kIters; ++i) {
+      const int c = tid + i * Tr::kThreads;
+      if (It::kItems % Tr::kThreads != 0 && c >= It::kItems) break;
+      const int key = c / kChunks, j = c - key * kChunks;
+      const int32_t voff = It::kFixedChunk ? fixed_off : vec_off[j];
+      const uint32_t ph = e.phys[i] >= 0 ? static_cast<uint32_t>(e.phys[i]) : 0u;
+      const uint64_t o =
+          uint64_t{ph} * block_stride +
+          (static_cast<uint32_t>(e.slot[i]) * slot_stride + static_cast<uint32_t>(voff));
+      cp_async16(dst + key * Tr::kRowStride + j * kVec, head + o, e.phys[i] >= 0 ? 16 : 0);
+    }
+  };
+  copy_dims(k_head, static_cast<uint32_t>(p.key.block), static_cast<uint32_t>(p.key.slot),
+            off.key_vec, fixed.key, k_dst);
+  if (!v_slots) {
+    copy_dims(v_head, static_cast<uint32_t>(p.value.block), static_cast<uint32_t>(p.value.slot),
+              off.value_vec, fixed.value, v_dst);
+    return;
+  }
+  // V with slots contiguous: item (dim, key vector kc = tid % kSlotChunks).
+  const int kc = tid % It::kSlotChunks;
+  const int tok0 = tile0 + kc * kVec;
+  const bool full = tok0 >= span_lo && tok0 + kVec <= span_hi;
+  const KV* const vsrc = v_head +
+                         uint64_t{static_cast<uint32_t>(e.v_phys >= 0 ? e.v_phys : 0)} *
+                             static_cast<uint32_t>(p.value.block) +
+                         e.v_slot0;
+#pragma unroll
+  for (int i = 0; i < It::kSlotIters; ++i) {
+    const int c = tid + i * Tr::kThreads;
+    if (It::kSlotItems % Tr::kThreads != 0 && c >= It::kSlotItems) break;
+    const int dim = c / It::kSlotChunks;
+    KV* const dst = v_dst + dim * Tr::kSlotStride + kc * kVec;
+    if (e.v_phys < 0 || full) {
+      cp_async16(dst, vsrc + off.value_dim[dim], e.v_phys >= 0 ? 16 : 0);
+    } else {
+      const KV* const src = vsrc + off.value_dim[dim];
+#pragma unroll 1
+      for (int j = 0; j < kVec; ++j) {
+        const int tok = tok0 + j;
+        dst[j] = tok >= span_lo && tok < span_hi ? src[j] : KV(0.f);
+      }
+    }
+  }
+}
+
+}  // namespace pagecheck::kernels::gqa
