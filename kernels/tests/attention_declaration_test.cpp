@@ -40,6 +40,14 @@ pc_paged_attention_args feature_args() {
   return a;
 }
 
+/// `v.can_implement` of feature_args() after `change`; `msg` receives the variant's message.
+pc_status implement_changed(const VariantInfo& v, void (*change)(pc_paged_attention_args&),
+                            std::string& msg) {
+  pc_paged_attention_args a = feature_args();
+  change(a);
+  return v.can_implement(h200(), &a, &msg);
+}
+
 class SplitAndBaseline : public declaration_test::BuiltinRegistryTest {
  protected:
   void SetUp() override {
@@ -127,12 +135,10 @@ TEST_F(SplitAndBaseline, AcceptTheCallsTheyDeclare) {
   for (const VariantInfo* v : variants) {
     SCOPED_TRACE(v->name);
     for (const Case& c : cases) {
-      pc_paged_attention_args a = feature_args();
-      c.change(a);
-      std::string msg;
       const pc_status expected =
           c.v1_only && v->name == "v2_split" ? PC_STATUS_UNSUPPORTED : PC_STATUS_OK;
-      EXPECT_EQ(v->can_implement(h200(), &a, &msg), expected) << c.what << ": " << msg;
+      std::string msg;
+      EXPECT_EQ(implement_changed(*v, c.change, msg), expected) << c.what << ": " << msg;
     }
   }
   // Head size 512 is v1's alone.
@@ -173,10 +179,8 @@ TEST_F(SplitAndBaseline, RefuseWhatTheKernelsCannotDo) {
   for (const VariantInfo* v : variants) {
     SCOPED_TRACE(v->name);
     for (const auto& c : cases) {
-      pc_paged_attention_args a = feature_args();
-      c.change(a);
       std::string msg;
-      EXPECT_EQ(v->can_implement(h200(), &a, &msg), c.status) << c.expected << ": " << msg;
+      EXPECT_EQ(implement_changed(*v, c.change, msg), c.status) << c.expected << ": " << msg;
       EXPECT_NE(msg.find(c.expected), std::string::npos) << msg;
     }
   }

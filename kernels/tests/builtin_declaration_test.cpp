@@ -175,10 +175,13 @@ void page_layout(pc_kv_cache& c, pc_cache_kind kind) {
   c.value = c.key;
 }
 
-/// An fp8 cache of `dtype` with per-kv-head scales; dequantizing when gathering.
-void fp8_cache(pc_gather_args& g, pc_dtype dtype) {
+/// A packed fp8 cache of `kind` (page_layout) and `dtype` with scales of `scale_kind` (the
+/// k_scale and v_scale pointers set whatever the kind); dequantizing when gathering.
+void fp8_cache(pc_gather_args& g, pc_cache_kind kind, pc_dtype dtype,
+               pc_scale_kind scale_kind = PC_SCALE_PER_KV_HEAD) {
+  page_layout(g.cache, kind);
   g.cache.dtype = dtype;
-  g.cache.scale_kind = PC_SCALE_PER_KV_HEAD;
+  g.cache.scale_kind = scale_kind;
   g.cache.k_scale = static_cast<const float*>(aligned(7));
   g.cache.v_scale = static_cast<const float*>(aligned(8));
   g.dequantize = 1;
@@ -217,24 +220,20 @@ const CopyCase kCopyCases[] = {
      PC_STATUS_OK, PC_STATUS_OK, "", false},
     {"fp8 e4m3 nhd, float16 tokens",
      [](pc_gather_args& g) {
-       page_layout(g.cache, PC_CACHE_NHD);
        g.dtype = PC_DTYPE_FLOAT16;
-       fp8_cache(g, PC_DTYPE_FP8_E4M3);
+       fp8_cache(g, PC_CACHE_NHD, PC_DTYPE_FP8_E4M3);
      },
      PC_STATUS_OK, PC_STATUS_OK, "", false},
     {"fp8 e5m2 per tensor, float32 tokens",
      [](pc_gather_args& g) {
-       page_layout(g.cache, PC_CACHE_HND);
        g.dtype = PC_DTYPE_FLOAT32;
        g.key_stride_token = g.value_stride_token = 2 * 128;
-       fp8_cache(g, PC_DTYPE_FP8_E5M2);
-       g.cache.scale_kind = PC_SCALE_PER_TENSOR;
+       fp8_cache(g, PC_CACHE_HND, PC_DTYPE_FP8_E5M2, PC_SCALE_PER_TENSOR);
      },
      PC_STATUS_OK, PC_STATUS_OK, "", false},
     {"raw fp8 codes",
      [](pc_gather_args& g) {
-       page_layout(g.cache, PC_CACHE_NHD);
-       fp8_cache(g, PC_DTYPE_FP8_E4M3);
+       fp8_cache(g, PC_CACHE_NHD, PC_DTYPE_FP8_E4M3);
        g.dtype = PC_DTYPE_FP8_E4M3;
        g.dequantize = 0;
      },
@@ -243,22 +242,16 @@ const CopyCase kCopyCases[] = {
      PC_STATUS_INVALID_ARGUMENT, PC_STATUS_OK, "dequantize", false},
     {"fp8 without dequantize",
      [](pc_gather_args& g) {
-       page_layout(g.cache, PC_CACHE_NHD);
-       fp8_cache(g, PC_DTYPE_FP8_E4M3);
+       fp8_cache(g, PC_CACHE_NHD, PC_DTYPE_FP8_E4M3);
        g.dequantize = 0;
      },
      PC_STATUS_INVALID_ARGUMENT, PC_STATUS_OK, "raw gather", false},
     {"fp8 without scales",
-     [](pc_gather_args& g) {
-       page_layout(g.cache, PC_CACHE_NHD);
-       fp8_cache(g, PC_DTYPE_FP8_E5M2);
-       g.cache.scale_kind = PC_SCALE_NONE;
-     },
+     [](pc_gather_args& g) { fp8_cache(g, PC_CACHE_NHD, PC_DTYPE_FP8_E5M2, PC_SCALE_NONE); },
      PC_STATUS_INVALID_ARGUMENT, PC_STATUS_INVALID_ARGUMENT, "scale_kind", false},
     {"fp8 k_scale NULL",
      [](pc_gather_args& g) {
-       page_layout(g.cache, PC_CACHE_NHD);
-       fp8_cache(g, PC_DTYPE_FP8_E4M3);
+       fp8_cache(g, PC_CACHE_NHD, PC_DTYPE_FP8_E4M3);
        g.cache.k_scale = nullptr;
      },
      PC_STATUS_INVALID_ARGUMENT, PC_STATUS_INVALID_ARGUMENT, "cache.k_scale", false},

@@ -54,6 +54,25 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
+/// One value each of a variant's masks accepts and one it refuses (float16 queries).
+struct MaskProbe {
+  pc_dtype kv_accepted;          ///< a cache dtype the variant takes
+  pc_dtype kv_refused;           ///< a cache dtype it refuses
+  pc_cache_kind cache_accepted;  ///< a page layout it takes
+  pc_cache_kind cache_refused;   ///< a page layout it refuses
+  pc_scale_kind scale_accepted;  ///< a scale kind it takes
+  pc_scale_kind scale_refused;   ///< a scale kind it refuses
+};
+
+void expect_masks(const pagecheck::VariantInfo& v, const MaskProbe& m) {
+  EXPECT_TRUE(v.supports_kv_dtype(PC_DTYPE_FLOAT16, m.kv_accepted));
+  EXPECT_FALSE(v.supports_kv_dtype(PC_DTYPE_FLOAT16, m.kv_refused));
+  EXPECT_TRUE(v.supports_cache_kind(m.cache_accepted));
+  EXPECT_FALSE(v.supports_cache_kind(m.cache_refused));
+  EXPECT_TRUE(v.supports_scale_kind(m.scale_accepted));
+  EXPECT_FALSE(v.supports_scale_kind(m.scale_refused));
+}
+
 TEST(Registry, AddsCopiesAndFinds) {
   VariantRegistry r;
   std::string name = "v_a";
@@ -79,12 +98,8 @@ TEST(Registry, AddsCopiesAndFinds) {
   EXPECT_FALSE(found->supports(PC_DTYPE_FLOAT32, 128, 16));
   EXPECT_FALSE(found->supports(PC_DTYPE_FLOAT16, 80, 16));
   EXPECT_FALSE(found->supports(PC_DTYPE_FLOAT16, 128, 8));
-  EXPECT_TRUE(found->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_FP8_E4M3));
-  EXPECT_FALSE(found->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_FLOAT16));
-  EXPECT_TRUE(found->supports_cache_kind(PC_CACHE_NHD));
-  EXPECT_FALSE(found->supports_cache_kind(PC_CACHE_X_SPLIT));
-  EXPECT_TRUE(found->supports_scale_kind(PC_SCALE_PER_KV_HEAD));
-  EXPECT_FALSE(found->supports_scale_kind(PC_SCALE_NONE));
+  expect_masks(*found, {PC_DTYPE_FP8_E4M3, PC_DTYPE_FLOAT16, PC_CACHE_NHD, PC_CACHE_X_SPLIT,
+                        PC_SCALE_PER_KV_HEAD, PC_SCALE_NONE});
   EXPECT_EQ(r.find(PC_FAMILY_GATHER_CACHED_KV, "v_a"), nullptr);
   EXPECT_EQ(r.family(PC_FAMILY_PAGED_ATTENTION).size(), 1u);
 }
@@ -94,12 +109,8 @@ TEST(Registry, ZeroMasksMeanTheDefaults) {
   r.add(make_variant("plain"), "test");
   const auto* v = r.find(PC_FAMILY_PAGED_ATTENTION, "plain");
   ASSERT_NE(v, nullptr);
-  EXPECT_TRUE(v->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_FLOAT16));
-  EXPECT_FALSE(v->supports_kv_dtype(PC_DTYPE_FLOAT16, PC_DTYPE_BFLOAT16));
-  EXPECT_TRUE(v->supports_cache_kind(PC_CACHE_X_SPLIT));
-  EXPECT_FALSE(v->supports_cache_kind(PC_CACHE_NHD));
-  EXPECT_TRUE(v->supports_scale_kind(PC_SCALE_NONE));
-  EXPECT_FALSE(v->supports_scale_kind(PC_SCALE_PER_TENSOR));
+  expect_masks(*v, {PC_DTYPE_FLOAT16, PC_DTYPE_BFLOAT16, PC_CACHE_X_SPLIT, PC_CACHE_NHD,
+                    PC_SCALE_NONE, PC_SCALE_PER_TENSOR});
   EXPECT_EQ(v->max_query_len(), 1);
   EXPECT_FALSE(v->nondeterministic());
   EXPECT_TRUE(v->partition_sizes.empty());

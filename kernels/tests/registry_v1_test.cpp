@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "pagecheck/registry.h"
 
@@ -115,18 +116,25 @@ pc_paged_attention_args v1_attention(Random& r) {
 }
 
 void expect_cache(const pc_cache_layout_v1& v, const pc_kv_cache& c) {
-  EXPECT_EQ(v.num_blocks, c.num_blocks);
-  EXPECT_EQ(v.num_kv_heads, c.num_kv_heads);
-  EXPECT_EQ(v.head_size, c.head_size);
-  EXPECT_EQ(v.block_size, c.block_size);
-  EXPECT_EQ(v.x, c.key.dim_split);
-  EXPECT_EQ(v.key_stride_block, c.key.block);
-  EXPECT_EQ(v.key_stride_head, c.key.head);
-  EXPECT_EQ(v.key_stride_group, c.key.group);
-  EXPECT_EQ(v.key_stride_slot, c.key.slot);
-  EXPECT_EQ(v.value_stride_block, c.value.block);
-  EXPECT_EQ(v.value_stride_head, c.value.head);
-  EXPECT_EQ(v.value_stride_dim, c.value.dim);
+  // One tuple per side: a failure prints both, field by field.
+  EXPECT_EQ(std::tie(v.num_blocks, v.num_kv_heads, v.head_size, v.block_size, v.x,
+                     v.key_stride_block, v.key_stride_head, v.key_stride_group, v.key_stride_slot,
+                     v.value_stride_block, v.value_stride_head, v.value_stride_dim),
+            std::tie(c.num_blocks, c.num_kv_heads, c.head_size, c.block_size, c.key.dim_split,
+                     c.key.block, c.key.head, c.key.group, c.key.slot, c.value.block, c.value.head,
+                     c.value.dim));
+}
+
+/// The fields both copy families share, version 1 `v` against the current `a`: dtype, token
+/// count, cache pointers and layout, slot mapping and the token-side strides.
+template <class V1, class Args>
+void expect_copy_fields(const V1& v, const Args& a) {
+  EXPECT_EQ(
+      std::tie(v.dtype, v.num_tokens, v.key_cache, v.value_cache, v.slot_mapping,
+               v.key_stride_token, v.key_stride_head, v.value_stride_token, v.value_stride_head),
+      std::tie(a.dtype, a.num_tokens, a.key_cache, a.value_cache, a.slot_mapping,
+               a.key_stride_token, a.key_stride_head, a.value_stride_token, a.value_stride_head));
+  expect_cache(v.cache, a.cache);
 }
 
 class RegistryV1 : public ::testing::Test {
@@ -139,6 +147,14 @@ class RegistryV1 : public ::testing::Test {
     const VariantInfo* v = registry.find(family, name);
     EXPECT_NE(v, nullptr) << name;
     return *v;
+  }
+  /// `out`: the version-1 arguments the plugin's `name` of `family` received when the registry
+  /// translated `args` for can_implement, which must accept them.
+  template <class V1, class Args>
+  void translate(pc_family family, const char* name, const Args& args, V1& out) {
+    std::string msg;
+    ASSERT_EQ(variant(family, name).can_implement(test_device(), &args, &msg), PC_STATUS_OK) << msg;
+    out = recorder.last<V1>(family);
   }
   VariantRegistry registry;
   Recorder recorder;
@@ -188,25 +204,16 @@ TEST_F(RegistryV1, AttentionArgumentsConvertFieldByField) {
   ASSERT_EQ(info.can_implement(test_device(), &a, &msg), PC_STATUS_OK) << msg;
   ASSERT_EQ(recorder.calls(), before + 1);
   const auto v = recorder.last<pc_paged_attention_args_v1>(PC_FAMILY_PAGED_ATTENTION);
-  EXPECT_EQ(v.dtype, a.dtype);
-  EXPECT_EQ(v.num_seqs, a.batch.num_seqs);
-  EXPECT_EQ(v.num_heads, a.num_heads);
-  EXPECT_EQ(v.max_blocks_per_seq, a.batch.max_blocks_per_seq);
-  EXPECT_EQ(v.max_context_len, a.batch.max_context_len);
-  EXPECT_EQ(v.scale, a.scale);
-  EXPECT_EQ(v.query, a.query);
-  EXPECT_EQ(v.query_stride_seq, a.query_stride_token);
-  EXPECT_EQ(v.query_stride_head, a.query_stride_head);
-  EXPECT_EQ(v.key_cache, a.key_cache);
-  EXPECT_EQ(v.value_cache, a.value_cache);
+  EXPECT_EQ(std::tie(v.dtype, v.num_seqs, v.num_heads, v.max_blocks_per_seq, v.max_context_len,
+                     v.scale, v.query, v.query_stride_seq, v.query_stride_head, v.key_cache,
+                     v.value_cache, v.block_table, v.block_table_stride, v.context_lens,
+                     v.alibi_slopes, v.out, v.out_stride_seq, v.out_stride_head),
+            std::tie(a.dtype, a.batch.num_seqs, a.num_heads, a.batch.max_blocks_per_seq,
+                     a.batch.max_context_len, a.scale, a.query, a.query_stride_token,
+                     a.query_stride_head, a.key_cache, a.value_cache, a.batch.block_table,
+                     a.batch.block_table_stride, a.batch.context_lens, a.features.alibi_slopes,
+                     a.out, a.out_stride_token, a.out_stride_head));
   expect_cache(v.cache, a.cache);
-  EXPECT_EQ(v.block_table, a.batch.block_table);
-  EXPECT_EQ(v.block_table_stride, a.batch.block_table_stride);
-  EXPECT_EQ(v.context_lens, a.batch.context_lens);
-  EXPECT_EQ(v.alibi_slopes, a.features.alibi_slopes);
-  EXPECT_EQ(v.out, a.out);
-  EXPECT_EQ(v.out_stride_seq, a.out_stride_token);
-  EXPECT_EQ(v.out_stride_head, a.out_stride_head);
 
   // workspace_bytes and launch get the same conversion; launch's message comes back.
   EXPECT_EQ(info.workspace_bytes(test_device(), &a), 4096u);
@@ -242,23 +249,10 @@ TEST_F(RegistryV1, CopyArgumentsConvertFieldByField) {
   g.value_out = random.pointer<void>();
   g.value_stride_token = random.positive();
   g.value_stride_head = random.positive();
-  std::string msg;
-  ASSERT_EQ(variant(PC_FAMILY_GATHER_CACHED_KV, "v1_gather").can_implement(test_device(), &g, &msg),
-            PC_STATUS_OK)
-      << msg;
-  const auto gv = recorder.last<pc_gather_args_v1>(PC_FAMILY_GATHER_CACHED_KV);
-  EXPECT_EQ(gv.dtype, g.dtype);
-  EXPECT_EQ(gv.num_tokens, g.num_tokens);
-  EXPECT_EQ(gv.key_cache, g.key_cache);
-  EXPECT_EQ(gv.value_cache, g.value_cache);
-  expect_cache(gv.cache, g.cache);
-  EXPECT_EQ(gv.slot_mapping, g.slot_mapping);
-  EXPECT_EQ(gv.key_out, g.key_out);
-  EXPECT_EQ(gv.key_stride_token, g.key_stride_token);
-  EXPECT_EQ(gv.key_stride_head, g.key_stride_head);
-  EXPECT_EQ(gv.value_out, g.value_out);
-  EXPECT_EQ(gv.value_stride_token, g.value_stride_token);
-  EXPECT_EQ(gv.value_stride_head, g.value_stride_head);
+  pc_gather_args_v1 gv{};
+  ASSERT_NO_FATAL_FAILURE(translate(PC_FAMILY_GATHER_CACHED_KV, "v1_gather", g, gv));
+  expect_copy_fields(gv, g);
+  EXPECT_EQ(std::tie(gv.key_out, gv.value_out), std::tie(g.key_out, g.value_out));
 
   pc_reshape_and_cache_args s{};
   s.struct_size = sizeof s;
@@ -274,23 +268,10 @@ TEST_F(RegistryV1, CopyArgumentsConvertFieldByField) {
   s.value_cache = random.pointer<void>();
   s.cache = v1_cache(random, s.dtype);
   s.slot_mapping = random.pointer<const int64_t>();
-  ASSERT_EQ(
-      variant(PC_FAMILY_RESHAPE_AND_CACHE, "v1_reshape").can_implement(test_device(), &s, &msg),
-      PC_STATUS_OK)
-      << msg;
-  const auto sv = recorder.last<pc_reshape_and_cache_args_v1>(PC_FAMILY_RESHAPE_AND_CACHE);
-  EXPECT_EQ(sv.dtype, s.dtype);
-  EXPECT_EQ(sv.num_tokens, s.num_tokens);
-  EXPECT_EQ(sv.key, s.key);
-  EXPECT_EQ(sv.key_stride_token, s.key_stride_token);
-  EXPECT_EQ(sv.key_stride_head, s.key_stride_head);
-  EXPECT_EQ(sv.value, s.value);
-  EXPECT_EQ(sv.value_stride_token, s.value_stride_token);
-  EXPECT_EQ(sv.value_stride_head, s.value_stride_head);
-  EXPECT_EQ(sv.key_cache, s.key_cache);
-  EXPECT_EQ(sv.value_cache, s.value_cache);
-  expect_cache(sv.cache, s.cache);
-  EXPECT_EQ(sv.slot_mapping, s.slot_mapping);
+  pc_reshape_and_cache_args_v1 sv{};
+  ASSERT_NO_FATAL_FAILURE(translate(PC_FAMILY_RESHAPE_AND_CACHE, "v1_reshape", s, sv));
+  expect_copy_fields(sv, s);
+  EXPECT_EQ(std::tie(sv.key, sv.value), std::tie(s.key, s.value));
 }
 
 TEST_F(RegistryV1, RefusesWhatVersionOneCannotExpress) {

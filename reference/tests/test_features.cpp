@@ -22,6 +22,19 @@ using ref::PagedAttentionResult;
 
 using test::random_spec;
 
+/// A problem drawn from a random spec: each property's starting point.
+PagedAttentionProblem random_problem() {
+  return verify::make_attention_problem(random_spec());
+}
+
+/// The reference computes both problems bit for bit alike: the same outputs and LSEs.
+void assert_same_results(const PagedAttentionProblem& x, const PagedAttentionProblem& y) {
+  const PagedAttentionResult a = ref::paged_attention(x, {1});
+  const PagedAttentionResult b = ref::paged_attention(y, {1});
+  RC_ASSERT(a.out == b.out);
+  RC_ASSERT(a.lse == b.lse);
+}
+
 /// |b - a| <= rel * max(|a|, floor) for every output element and every lse (equal infinities
 /// pass); `what` names the property in the failure message.
 void expect_near(const PagedAttentionResult& a, const PagedAttentionResult& b, double rel,
@@ -64,29 +77,21 @@ PagedAttentionProblem one_sequence_per_row(const PagedAttentionProblem& p, Conte
 }
 
 RC_GTEST_PROP(Features, WindowCoveringEveryRowEqualsNoWindow, ()) {
-  const verify::AttentionSpec spec = random_spec();
-  PagedAttentionProblem p = verify::make_attention_problem(spec);
+  PagedAttentionProblem p = random_problem();
   p.features.window = 0;
   PagedAttentionProblem windowed = p;
   // Exactly the longest context (every row then attends from position 0), or more.
   windowed.features.window =
       std::max<int64_t>(1, p.batch.max_context_len()) + *rc::gen::element<int64_t>(0, 0, 1, 1000);
-  const PagedAttentionResult a = ref::paged_attention(p, {1});
-  const PagedAttentionResult b = ref::paged_attention(windowed, {1});
-  RC_ASSERT(a.out == b.out);  // the same attended tokens: the same arithmetic
-  RC_ASSERT(a.lse == b.lse);
+  assert_same_results(p, windowed);  // the same attended tokens: the same arithmetic
 }
 
 RC_GTEST_PROP(Features, SinksOfMinus1e30EqualNoSinks, ()) {
-  const verify::AttentionSpec spec = random_spec();
-  PagedAttentionProblem p = verify::make_attention_problem(spec);
+  PagedAttentionProblem p = random_problem();
   p.features.sinks.clear();
   PagedAttentionProblem sunk = p;
   sunk.features.sinks.assign(p.num_heads, -1e30f);  // exp(-1e30 - max) is exactly 0
-  const PagedAttentionResult a = ref::paged_attention(p, {1});
-  const PagedAttentionResult b = ref::paged_attention(sunk, {1});
-  RC_ASSERT(a.out == b.out);
-  RC_ASSERT(a.lse == b.lse);
+  assert_same_results(p, sunk);
 }
 
 /// A sink adds exp(sink) to the denominator Z = exp(lse) and nothing to the numerator:
@@ -125,8 +130,7 @@ RC_GTEST_PROP(Features, ASinkScalesTheOutputByZOverZPlusExpSink, ()) {
 }
 
 RC_GTEST_PROP(Features, SoftCapOf1e30EqualsNone, ()) {
-  const verify::AttentionSpec spec = random_spec();
-  PagedAttentionProblem p = verify::make_attention_problem(spec);
+  PagedAttentionProblem p = random_problem();
   p.features.soft_cap = 0;
   PagedAttentionProblem capped = p;
   capped.features.soft_cap = 1e30f;  // cap * tanh(x / cap) = x up to rounding
@@ -138,8 +142,7 @@ RC_GTEST_PROP(Features, SoftCapOf1e30EqualsNone, ()) {
 /// The soft-cap applies to scale * q.k before ALiBi: a tiny cap flattens the dot products to
 /// ~0 and leaves the ALiBi term whole, which is the attention of a zero query.
 RC_GTEST_PROP(Features, TinySoftCapLeavesOnlyAlibi, ()) {
-  const verify::AttentionSpec spec = random_spec();
-  PagedAttentionProblem p = verify::make_attention_problem(spec);
+  PagedAttentionProblem p = random_problem();
   p.features.soft_cap = 1e-12f;
   PagedAttentionProblem zero = p;
   zero.features.soft_cap = 0;
@@ -158,18 +161,14 @@ RC_GTEST_PROP(Features, TinySoftCapLeavesOnlyAlibi, ()) {
 /// Causal row i of a sequence sits at position p = context - q_len + i and sees exactly what a
 /// decode of the context truncated to p + 1 tokens sees, bit for bit.
 RC_GTEST_PROP(Features, MultiTokenRowEqualsDecodeOfItsTruncatedContext, ()) {
-  const verify::AttentionSpec spec = random_spec();
-  PagedAttentionProblem p = verify::make_attention_problem(spec);
+  PagedAttentionProblem p = random_problem();
   p.features.causal = true;
   RC_PRE(p.batch.max_query_len() > 1);
   const PagedAttentionProblem d = one_sequence_per_row(p, [&](int64_t s, int64_t i) {
     const int64_t ctx = p.batch.context_lens[s];
     return ctx == 0 ? 0 : ctx - p.batch.query_len(s) + i + 1;
   });
-  const PagedAttentionResult a = ref::paged_attention(p, {1});
-  const PagedAttentionResult b = ref::paged_attention(d, {1});
-  RC_ASSERT(a.out == b.out);
-  RC_ASSERT(a.lse == b.lse);
+  assert_same_results(p, d);
 }
 
 /// Non-causal rows (no window, no ALiBi) all attend the whole context: each equals a decode of
@@ -284,10 +283,7 @@ RC_GTEST_PROP(Features, TokensNoRowAttendsAreNeverRead, ()) {
     }
   }
   RC_CLASSIFY(poisoned_tokens > 0, "tokens poisoned");
-  const PagedAttentionResult a = ref::paged_attention(p, {1});
-  const PagedAttentionResult b = ref::paged_attention(poisoned, {1});
-  RC_ASSERT(a.out == b.out);
-  RC_ASSERT(a.lse == b.lse);
+  assert_same_results(p, poisoned);
 }
 
 }  // namespace

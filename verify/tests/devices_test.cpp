@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "pagecheck/verify/check/ctest_resources.h"
 #include "pagecheck/verify/check/device_worker.h"
@@ -125,14 +126,9 @@ void expect_same_cases(const check::RunReport& a, const check::RunReport& b) {
   for (std::size_t i = 0; i < a.variants.size(); ++i) {
     const check::VariantReport &x = a.variants[i], &y = b.variants[i];
     SCOPED_TRACE(x.variant);
-    EXPECT_EQ(x.run, y.run);
-    EXPECT_EQ(x.passed, y.passed);
-    EXPECT_EQ(x.failed, y.failed);
-    EXPECT_EQ(x.regimes, y.regimes);
-    EXPECT_EQ(x.tags, y.tags);
-    EXPECT_EQ(x.outcomes, y.outcomes);
-    EXPECT_EQ(x.max_ratio, y.max_ratio);
-    EXPECT_EQ(x.max_abs, y.max_abs);
+    EXPECT_EQ(
+        std::tie(x.run, x.passed, x.failed, x.regimes, x.tags, x.outcomes, x.max_ratio, x.max_abs),
+        std::tie(y.run, y.passed, y.failed, y.regimes, y.tags, y.outcomes, y.max_ratio, y.max_abs));
   }
 }
 

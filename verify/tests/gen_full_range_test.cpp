@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "pagecheck/reference/cache_copy.h"
 #include "pagecheck/reference/paged_attention.h"
@@ -85,25 +87,35 @@ struct CopyCounts {
 };
 
 /// Checks one copy case's read elements (finite) and adds to the counts.
+/// Every key and value element the cache holds at the spec's written slots (slot >= 0), read
+/// in the cache's own dtype: what a gather reads and what a reshape wrote.
+std::vector<double> cached_elements(const gen::CopySpec& s, const ref::CacheCopyProblem& p) {
+  const DType kv = p.cache.dtype;
+  const int64_t bs = s.block_size;
+  const std::vector<std::byte>& values = p.cache.combined ? p.key_cache : p.value_cache;
+  std::vector<double> out;
+  for (int64_t slot : s.slot_mapping) {
+    if (slot < 0) continue;
+    for (int64_t h = 0; h < s.num_kv_heads; ++h) {
+      for (int64_t d = 0; d < s.head_size; ++d) {
+        out.push_back(
+            load_element(kv, p.key_cache.data(), p.cache.key_at(slot / bs, h, slot % bs, d)));
+        out.push_back(
+            load_element(kv, values.data(), p.cache.value_at(slot / bs, h, slot % bs, d)));
+      }
+    }
+  }
+  return out;
+}
+
 void count_copy(const gen::CopySpec& s, CopyCounts& n) {
   ref::CacheCopyProblem p = gen::materialize(s);
   const DType kv = p.cache.dtype;
   const double kv_max = dtype_info(kv).max_finite, token_max = dtype_info(s.dtype).max_finite;
-  const int64_t bs = s.block_size;
   if (s.family == PC_FAMILY_GATHER_CACHED_KV) {
-    const std::vector<std::byte>& values = p.cache.combined ? p.key_cache : p.value_cache;
-    for (int64_t slot : s.slot_mapping) {
-      if (slot < 0) continue;
-      for (int64_t h = 0; h < s.num_kv_heads; ++h) {
-        for (int64_t d = 0; d < s.head_size; ++d) {
-          for (double v :
-               {load_element(kv, p.key_cache.data(), p.cache.key_at(slot / bs, h, slot % bs, d)),
-                load_element(kv, values.data(), p.cache.value_at(slot / bs, h, slot % bs, d))}) {
-            ASSERT_TRUE(std::isfinite(v)) << gen::describe(s);
-            n.at_max += std::fabs(v) == kv_max;
-          }
-        }
-      }
+    for (double v : cached_elements(s, p)) {
+      ASSERT_TRUE(std::isfinite(v)) << gen::describe(s);
+      n.at_max += std::fabs(v) == kv_max;
     }
     return;
   }
@@ -128,19 +140,9 @@ void count_copy(const gen::CopySpec& s, CopyCounts& n) {
   if (!quantized) return;
   // The reference saturates: every written code is finite, some at the largest one.
   ref::reshape_and_cache(p);
-  const std::vector<std::byte>& values = p.cache.combined ? p.key_cache : p.value_cache;
-  for (int64_t slot : s.slot_mapping) {
-    if (slot < 0) continue;
-    for (int64_t h = 0; h < s.num_kv_heads; ++h) {
-      for (int64_t d = 0; d < s.head_size; ++d) {
-        for (double c :
-             {load_element(kv, p.key_cache.data(), p.cache.key_at(slot / bs, h, slot % bs, d)),
-              load_element(kv, values.data(), p.cache.value_at(slot / bs, h, slot % bs, d))}) {
-          ASSERT_TRUE(std::isfinite(c)) << gen::describe(s);
-          n.saturated += std::fabs(c) == kv_max;
-        }
-      }
-    }
+  for (double c : cached_elements(s, p)) {
+    ASSERT_TRUE(std::isfinite(c)) << gen::describe(s);
+    n.saturated += std::fabs(c) == kv_max;
   }
 }
 

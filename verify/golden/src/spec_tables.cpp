@@ -10,35 +10,41 @@
 
 namespace pagecheck::verify::golden {
 
-gen::AttentionSpec plain_attention_spec(DType dtype, int64_t head_size, int64_t block_size,
-                                        int64_t num_heads, int64_t num_kv_heads, uint64_t seed) {
-  gen::AttentionSpec s;
+namespace {
+
+/// What plain attention and copy specs share: the case's dtype and sizes, its content seed and
+/// an x-split cache in the case's dtype.
+template <typename Spec>
+Spec plain_spec(DType dtype, int64_t head_size, int64_t block_size, int64_t num_kv_heads,
+                uint64_t seed) {
+  Spec s;
   s.dtype = dtype;
   s.head_size = head_size;
   s.block_size = block_size;
-  s.num_heads = num_heads;
   s.num_kv_heads = num_kv_heads;
-  s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_size)));
   s.cache.kind = ref::CacheKind::kXSplit;
   s.cache.kv_dtype = dtype;
-  s.regime = gen::Regime::kFlat;
   s.content_seed = seed;
+  return s;
+}
+
+}  // namespace
+
+gen::AttentionSpec plain_attention_spec(DType dtype, int64_t head_size, int64_t block_size,
+                                        int64_t num_heads, int64_t num_kv_heads, uint64_t seed) {
+  auto s = plain_spec<gen::AttentionSpec>(dtype, head_size, block_size, num_kv_heads, seed);
+  s.num_heads = num_heads;
+  s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_size)));
+  s.regime = gen::Regime::kFlat;
   return s;
 }
 
 gen::CopySpec plain_copy_spec(pc_family family, DType dtype, int64_t head_size, int64_t block_size,
                               int64_t num_kv_heads, int64_t num_blocks, uint64_t seed) {
-  gen::CopySpec s;
+  auto s = plain_spec<gen::CopySpec>(dtype, head_size, block_size, num_kv_heads, seed);
   s.family = family;
-  s.dtype = dtype;
-  s.head_size = head_size;
-  s.block_size = block_size;
-  s.num_kv_heads = num_kv_heads;
   s.num_blocks = num_blocks;
-  s.cache.kind = ref::CacheKind::kXSplit;
-  s.cache.kv_dtype = dtype;
   s.regime = gen::Regime::kMixed;
-  s.content_seed = seed;
   return s;
 }
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "golden_test_util.h"
+#include "golden_scratch_test.h"
 
 namespace pagecheck::verify::golden {
 namespace {
@@ -17,11 +17,11 @@ using namespace testing;  // NOLINT: the helpers of golden_test_util.h
 constexpr const char* kAttention = "pa_gqa_f16_h128_b16";
 constexpr const char* kCopy = "reshape_bf16_h256_b16";
 
-class GoldenBadInput : public ::testing::Test {
+class GoldenBadInput : public GoldenScratchTest {
  protected:
-  void SetUp() override { copy_goldens(partial_goldens({kAttention, kCopy}), dir_.str()); }
+  std::string source() const override { return partial_goldens({kAttention, kCopy}); }
 
-  std::string path(const char* name) const { return dir_.file(std::string(name) + ".h5"); }
+  std::string path(const char* name) const { return file(name); }
 
   /// Loading `name` throws a GoldenError naming its file, `dataset` and `words`; `check` then
   /// exits 2 naming both and leaves every byte of the directory as it was.
@@ -71,8 +71,6 @@ class GoldenBadInput : public ::testing::Test {
       bytes[addr + k] = static_cast<char>(~bytes[addr + k]);
     put_file_bytes(path(name), bytes);
   }
-
-  TempDir dir_;
 };
 
 TEST_F(GoldenBadInput, MissingFile) {

@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "golden_test_util.h"
+#include "golden_scratch_test.h"
 
 namespace pagecheck::verify::golden {
 namespace {
@@ -16,10 +16,11 @@ constexpr const char* kAttention = "pa_alibi_f16_h64_b16";
 constexpr const char* kCopy = "reshape_f16_h128_b16";
 
 /// A scratch copy of the complete golden set whose MANIFEST.json the tests edit.
-class GoldenManifestCheck : public ::testing::Test {
+class GoldenManifestCheck : public GoldenScratchTest {
  protected:
+  std::string source() const override { return pristine_goldens(); }
   void SetUp() override {
-    copy_goldens(pristine_goldens(), dir_.str());
+    GoldenScratchTest::SetUp();
     original_ = read_manifest(dir_.str());
   }
 
@@ -41,9 +42,6 @@ class GoldenManifestCheck : public ::testing::Test {
     return {status, out.str()};
   }
 
-  std::string file(const std::string& name) const { return dir_.file(name + ".h5"); }
-
-  TempDir dir_;
   nlohmann::json original_;
 };
 

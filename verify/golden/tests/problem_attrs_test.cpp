@@ -37,48 +37,64 @@ class ProblemAttrs : public ::testing::Test {
   std::mt19937_64 rng_{seed_};
 };
 
+/// Member `member` of a T, with its name for the failure message.
+template <typename T, typename M>
+struct Field {
+  const char* name;  ///< the member's name
+  M T::*member;      ///< the member
+};
+
+template <typename T, typename M>
+Field<T, M> field(const char* name, M T::*member) {
+  return {name, member};
+}
+
+/// `T`'s member `m` with its name.
+#define PC_FIELD(T, m) field(#m, &T::m)
+
+template <typename T, typename M>
+void expect_field(const char* what, const T& a, const T& b, const Field<T, M>& f) {
+  EXPECT_EQ(a.*f.member, b.*f.member) << what << "." << f.name;
+}
+
+/// EXPECT_EQ on each of `fields` of `a` and `b`, a failure naming `what` and the field.
+template <typename T, typename... M>
+void expect_fields(const char* what, const T& a, const T& b, const Field<T, M>&... fields) {
+  (expect_field(what, a, b, fields), ...);
+}
+
 void expect_same(const ref::CacheTensorStrides& a, const ref::CacheTensorStrides& b,
                  const char* what) {
-  EXPECT_EQ(a.block, b.block) << what;
-  EXPECT_EQ(a.head, b.head) << what;
-  EXPECT_EQ(a.slot, b.slot) << what;
-  EXPECT_EQ(a.group, b.group) << what;
-  EXPECT_EQ(a.dim, b.dim) << what;
-  EXPECT_EQ(a.dim_split, b.dim_split) << what;
+  using S = ref::CacheTensorStrides;
+  expect_fields(what, a, b, PC_FIELD(S, block), PC_FIELD(S, head), PC_FIELD(S, slot),
+                PC_FIELD(S, group), PC_FIELD(S, dim), PC_FIELD(S, dim_split));
 }
 
 void expect_same(const ref::PagedCacheLayout& a, const ref::PagedCacheLayout& b) {
-  EXPECT_EQ(a.kind, b.kind);
-  EXPECT_EQ(a.dtype, b.dtype);
-  EXPECT_EQ(a.scale_kind, b.scale_kind);
+  using L = ref::PagedCacheLayout;
+  expect_fields("cache", a, b, PC_FIELD(L, kind), PC_FIELD(L, dtype), PC_FIELD(L, scale_kind),
+                PC_FIELD(L, num_kv_heads), PC_FIELD(L, head_size), PC_FIELD(L, block_size),
+                PC_FIELD(L, combined), PC_FIELD(L, value_base));
   EXPECT_EQ(a.shape().num_blocks, b.shape().num_blocks);
-  EXPECT_EQ(a.num_kv_heads, b.num_kv_heads);
-  EXPECT_EQ(a.head_size, b.head_size);
-  EXPECT_EQ(a.block_size, b.block_size);
   expect_same(a.key, b.key, "key");
   expect_same(a.value, b.value, "value");
-  EXPECT_EQ(a.combined, b.combined);
-  EXPECT_EQ(a.value_base, b.value_base);
 }
 
 void expect_same(const ref::RaggedBatch& a, const ref::RaggedBatch& b) {
-  EXPECT_EQ(a.num_seqs, b.num_seqs);
-  EXPECT_EQ(a.query_start, b.query_start);
-  EXPECT_EQ(a.context_lens, b.context_lens);
-  EXPECT_EQ(a.max_blocks_per_seq, b.max_blocks_per_seq);
-  EXPECT_EQ(a.block_table, b.block_table);
-  EXPECT_EQ(a.block_table_stride, b.block_table_stride);
-  EXPECT_EQ(a.block_table_padding, b.block_table_padding);
-  EXPECT_EQ(a.context_len_bound, b.context_len_bound);
+  using B = ref::RaggedBatch;
+  expect_fields("batch", a, b, PC_FIELD(B, num_seqs), PC_FIELD(B, query_start),
+                PC_FIELD(B, context_lens), PC_FIELD(B, max_blocks_per_seq),
+                PC_FIELD(B, block_table), PC_FIELD(B, block_table_stride),
+                PC_FIELD(B, block_table_padding), PC_FIELD(B, context_len_bound));
 }
 
 void expect_same(const ref::AttentionFeatures& a, const ref::AttentionFeatures& b) {
-  EXPECT_EQ(a.alibi_slopes, b.alibi_slopes);
-  EXPECT_EQ(a.sinks, b.sinks);
-  EXPECT_EQ(a.window, b.window);
-  EXPECT_EQ(a.soft_cap, b.soft_cap);
-  EXPECT_EQ(a.causal, b.causal);
+  using F = ref::AttentionFeatures;
+  expect_fields("features", a, b, PC_FIELD(F, alibi_slopes), PC_FIELD(F, sinks),
+                PC_FIELD(F, window), PC_FIELD(F, soft_cap), PC_FIELD(F, causal));
 }
+
+#undef PC_FIELD
 
 /// Random bytes for a tensor dataset of `spec`.
 std::vector<std::byte> random_bytes(const DatasetSpec& spec, std::mt19937_64& rng) {
