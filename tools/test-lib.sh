@@ -48,6 +48,16 @@ enter_work_dir() {
   export TMPDIR="$PWD/tmp"  # absolute even when DIR was given relative
 }
 
+# start_cli_test PAGECHECK WORK_DIR: the start of a CLI test whose arguments begin with these
+# two: sets $pagecheck and $work for the test and enters WORK_DIR afresh (enter_work_dir).
+start_cli_test() {
+  # shellcheck disable=SC2034  # both are the calling test's
+  pagecheck=$1
+  # shellcheck disable=SC2034
+  work=$2
+  enter_work_dir "$work"
+}
+
 # finish: prints the failure count and exits 0 when there was none, else 1.
 finish() {
   echo "$fails failure(s)"

@@ -6,9 +6,7 @@
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
-pagecheck=$1
-work=$2
-enter_work_dir "$work"
+start_cli_test "$1" "$2"
 race=(verify --simulate --jobs 1 --variant sim_race_last_bit --cases 40)
 
 expect 1 "the race is caught" -- "$pagecheck" "${race[@]}" --json r.json --junit r.xml \

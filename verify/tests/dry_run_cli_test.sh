@@ -6,9 +6,10 @@
 # A v1 plugin named by a bare file name is found in the current directory.
 # Usage: dry_run_cli_test.sh PAGECHECK WORK_DIR V1_TEST_PLUGIN
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
+start_cli_test "$1" "$2"
 v1_plugin=$3
-# shellcheck source-path=SCRIPTDIR source=cli_test_start.sh
-source "$(dirname "${BASH_SOURCE[0]}")/cli_test_start.sh" || exit 1
 
 # --plugin with a bare file name loads ./NAME (dlopen alone would search the library path),
 # and a version-1 plugin's variants are drawn under their translated declarations.

@@ -86,7 +86,6 @@ struct CopyCounts {
   int64_t saturated = 0;  ///< reshape into fp8: written codes at +-max
 };
 
-/// Checks one copy case's read elements (finite) and adds to the counts.
 /// Every key and value element the cache holds at the spec's written slots (slot >= 0), read
 /// in the cache's own dtype: what a gather reads and what a reshape wrote.
 std::vector<double> cached_elements(const gen::CopySpec& s, const ref::CacheCopyProblem& p) {
@@ -108,6 +107,7 @@ std::vector<double> cached_elements(const gen::CopySpec& s, const ref::CacheCopy
   return out;
 }
 
+/// Checks one copy case's read elements (finite) and adds to the counts.
 void count_copy(const gen::CopySpec& s, CopyCounts& n) {
   ref::CacheCopyProblem p = gen::materialize(s);
   const DType kv = p.cache.dtype;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "case_builder.h"
+#include "copy/copy_plan.h"
 #include "copy_exact.h"
 #include "gpu_test_support.h"
 #include "pagecheck/reference/cache_copy.h"
@@ -28,9 +29,8 @@ namespace {
 using ref::CacheKind;
 using ref::ScaleKind;
 
-/// Items from which the vectorized copy kernels take several items per thread
-/// (kernels/src/copy/copy_plan.h, kUnrollFromItems).
-constexpr int64_t kMultiItemFrom = int64_t{1} << 18;
+/// Items from which the vectorized copy kernels take several items per thread.
+constexpr int64_t kMultiItemFrom = kernels::copy_detail::kUnrollFromItems;
 
 /// One large case: a CopyCase plus whether it must reach the multi-item paths.
 struct LargeCase {
@@ -119,7 +119,9 @@ void check_large(const LargeCase& c, pc_family family) {
   const int64_t chunks =
       gen::kv_row_vectors(spec.cache.kv_dtype, spec.num_kv_heads, spec.head_size);
   ASSERT_GT(chunks, 32) << "the case must span more than one staged run of 32 chunks";
-  const int64_t tile_tokens = (tokens + 7) / 8 * 8;  // x-split items: tiles of 8 tokens
+  // x-split items: tiles of kTileTokens tokens (the most items a case of `tokens` can have).
+  constexpr int64_t kTile = kernels::copy_detail::kTileTokens;
+  const int64_t tile_tokens = (tokens + kTile - 1) / kTile * kTile;
   if (c.multi_item) {
     ASSERT_GE(tokens * chunks, kMultiItemFrom) << "the case must reach the multi-item paths";
   } else {

@@ -5,9 +5,10 @@
 # CLI11 would accept wrongly, partial merges and empty shards, JUnit XML, exit statuses in
 # every --help.  Usage: cli_output_test.sh PAGECHECK WORK_DIR SOURCE_DIR
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
+start_cli_test "$1" "$2"
 src=$3
-# shellcheck source-path=SCRIPTDIR source=../tests/cli_test_start.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../tests/cli_test_start.sh" || exit 1
 mkdir -p cwd && cd cwd || exit 1
 sim=(verify --simulate --jobs 2)
 

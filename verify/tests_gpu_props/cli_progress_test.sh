@@ -6,9 +6,7 @@
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
-pagecheck=$1
-work=$2
-enter_work_dir "$work"
+start_cli_test "$1" "$2"
 sim=(verify --simulate --variant sim_reference --jobs 2)
 
 # Progress lines on a non-terminal stdout, at the interval asked for.

@@ -4,9 +4,7 @@
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../../tools/test-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/test-lib.sh" || exit 1
-pagecheck=$1
-work=$2
-enter_work_dir "$work"
+start_cli_test "$1" "$2"
 
 expect 0 "correct simulations pass" -- "$pagecheck" verify --simulate --variant sim_reference --cases 40 --jobs 2
 expect 1 "a simulated bug is caught" -- "$pagecheck" verify --simulate --variant sim_context_off_by_one --cases 60 --jobs 2 --artifacts arts
