@@ -50,11 +50,9 @@ const std::map<std::string, int>& attention_minimums() {
 }
 
 const std::map<std::string, int>& copy_minimums() {
-  static const std::map<std::string, int> m{{"kv_row>512", 6},
-                                            {"kv_row>1024", 3},
-                                            {"tokens>=1024", 3},
-                                            {"spread_blocks", 5},
-                                            {"whole_block", 5}};
+  static const std::map<std::string, int> m{{"kv_row>512", 6},    {"kv_row>1024", 3},
+                                            {"tokens>=1024", 3},  {"kv_elements>=2^21", 2},
+                                            {"spread_blocks", 5}, {"whole_block", 5}};
   return m;
 }
 

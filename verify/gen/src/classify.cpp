@@ -11,6 +11,10 @@
 namespace pagecheck::verify::gen {
 namespace {
 
+/// Elements of one copied tensor (tokens x kv heads x head size) from which a copy case is
+/// large in volume (2^21: 4096 tokens of 4 kv heads of 128 dims).
+constexpr int64_t kManyElements = int64_t{1} << 21;
+
 bool is_prime(int64_t n) {
   if (n < 2) return false;
   for (int64_t d = 2; d * d <= n; ++d) {
@@ -195,6 +199,7 @@ std::vector<std::string> copy_tags(const CopySpec& s) {
   if (blocks.size() > 1) tags.insert("multi_block");
   kv_row_tags(s.dtype, s.num_kv_heads, s.head_size, tags);
   if (n >= 1024) tags.insert("tokens>=1024");
+  if (n * s.num_kv_heads * s.head_size >= kManyElements) tags.insert("kv_elements>=2^21");
   // Spread: at least 8 live tokens, each in a block of its own.
   const int64_t live = n - skipped;
   if (live >= 8 && static_cast<int64_t>(blocks.size()) == live &&
@@ -256,9 +261,10 @@ std::vector<std::string> edge_tags(const CaseSpec& spec, const VariantCaps& caps
 std::vector<std::string> all_edge_tags(const VariantCaps& caps) {
   std::vector<std::string> tags;
   if (caps.family != PC_FAMILY_PAGED_ATTENTION) {
-    tags = {"slot=-1",       "all_skipped",   "random_order",       "tokens=1",   "tokens=prime",
-            "unused_blocks", "multi_block",   "last_slot_of_block", "kv_row>512", "kv_row>1024",
-            "tokens>=1024",  "spread_blocks", "whole_block"};
+    tags = {"slot=-1",      "all_skipped",      "random_order", "tokens=1",
+            "tokens=prime", "unused_blocks",    "multi_block",  "last_slot_of_block",
+            "kv_row>512",   "kv_row>1024",      "tokens>=1024", "spread_blocks",
+            "whole_block",  "kv_elements>=2^21"};
     if (caps.family == PC_FAMILY_GATHER_CACHED_KV) tags.push_back("repeated_slot");  // reads only
     const bool gather = caps.family == PC_FAMILY_GATHER_CACHED_KV;
     if (caps.has(gather ? PC_CAP_STRIDED_OUTPUT : PC_CAP_TOKEN_STRIDE) ||

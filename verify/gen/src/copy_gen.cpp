@@ -40,19 +40,20 @@ CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
   s.block_size = detail::pick_of(caps.block_sizes);
   const int64_t bs = s.block_size;
 
-  // Tokens: one, a prime count, any count, or (few, with one or two kv heads) 512-4096.
+  // Tokens: one, a prime count, any count, or (few, with 1-8 kv heads) 512-4096: up to 2^22
+  // elements per tensor, where kernels switch to several items per thread or staged paths.
   const int64_t token_cap = large ? 16 : wide ? 8 : 2 + size / 2;
   const std::size_t token_kind =
       detail::draw_weighted({3, 2, 4, static_cast<std::size_t>(large || wide ? 0 : 1)});
   int64_t num_tokens = token_kind == 0   ? 1
                        : token_kind == 1 ? detail::pick_of(detail::primes_up_to(token_cap))
                        : token_kind == 2 ? draw_between(1, token_cap)
-                                         : detail::pick<int64_t>({{2, 512}, {2, 1024}, {1, 4096}});
+                                         : detail::pick<int64_t>({{2, 512}, {2, 1024}, {2, 4096}});
   const bool many = token_kind == 3;
   // (The never drawn 1 and 2 first: a failing wide case shrinks toward few heads.)
   s.num_kv_heads = wide
                        ? detail::pick<int64_t>({{0, 1}, {0, 2}, {1, 16}, {2, 32}, {1, 40}, {4, 64}})
-                   : many ? draw_between(1, 2)
+                   : many ? detail::pick<int64_t>({{2, 1}, {1, 2}, {1, 4}, {2, 8}})
                           : draw_between(1, large ? 2 : 1 + size / 15);
   const SlotLayout layout =
       large ? detail::pick<SlotLayout>({{1, SlotLayout::kConsecutive}, {2, SlotLayout::kRandom}})

@@ -22,7 +22,8 @@ namespace pagecheck::verify::gen {
 /// "soft_cap", "soft_cap<spread", "ctx=0"; breadth: "split_edge@P" (a context at k*P-1, k*P
 /// or k*P+1 for each edge partition size P), "kv_row>512" / "kv_row>1024" (num_kv_heads *
 /// head_size / x), "group=npow2", "group>=16", "mqa_heads>=64", "heads>=64",
-/// "table_stride>width", "bound>max_ctx", "extreme_logits", "tokens>=1024", "spread_blocks"
+/// "table_stride>width", "bound>max_ctx", "extreme_logits", "tokens>=1024", "kv_elements>=2^21"
+/// (tokens * num_kv_heads * head_size of a copy), "spread_blocks"
 /// (8+ tokens, one per block), "whole_block" (every slot of a block); "full_range" (the
 /// full-range regime, only under PC_CAP_FULL_RANGE).
 std::vector<std::string> edge_tags(const CaseSpec& spec, const VariantCaps& caps);
