@@ -5,9 +5,10 @@
 /// the dims or the slots. One block of GqaTcTraits::kWarps warps per (kv head, row chunk of 16
 /// rows) x sequence x partition; rows as in gqa_kernel.cuh (row v = i * group + j).
 /// Per stage of 64 keys, in a pipeline of kStages stages of cp.async copies:
-///  1. K [key][dim] and V ([key][dim] or [dim][key]) copied into shared memory
-///     (gqa_tc_stage.cuh; the block-table entries of a stage are loaded one stage ahead); keys
-///     outside the block's attended span are zero-filled and never read (nor their entries);
+///  1. K ([key][dim], or [vector][key] for x-split) and V ([key][dim] or [dim][key]) copied
+///     into shared memory (gqa_tc_stage.cuh; the block-table entries of a stage are loaded one
+///     stage ahead); keys outside the block's attended span are zero-filled and never read
+///     (nor their entries);
 ///  2. warp w takes keys 16w..16w+15: S = Q K^T by mma.sync m16n8k16 (float32 accumulators);
 ///  3. scale (times k_scale), soft-cap, ALiBi, masks; online softmax per row in float32 (each
 ///     warp its own running max and sum), in log2 units so that each exponential is one exp2;
@@ -48,19 +49,23 @@ __device__ __forceinline__ uint32_t lds16(const uint8_t* p) {
   return *reinterpret_cast<const uint16_t*>(p);
 }
 
-/// B fragments of Q K^T for keys key..key+7 (n-tile) and dims ks*16..ks*16+15 of a [key][dim]
-/// stage: {b0, b1} of n-tile 0 (keys key0..) and {b2, b3} of n-tile 1 (keys key0 + 8..).
-template <class T, class KV, int STRIDE>
-__device__ __forceinline__ void key_fragments(uint32_t (&b)[4], const KV* kt, int key0, int d0,
-                                              int lane, bool e5m2) {
+/// B fragments of Q K^T for keys key0..key0+15 and dims d0..d0+15 (d0 a multiple of 16) of a
+/// K stage laid out as `ks` (KeyStage): {b0, b1} of n-tile 0 (keys key0..) and {b2, b3} of
+/// n-tile 1 (keys key0 + 8..). In either layout the 16 bytes an ldmatrix row address names
+/// are 8 dims of one key.
+template <class T, class KV>
+__device__ __forceinline__ void key_fragments(uint32_t (&b)[4], const KV* kt, KeyStage ks, int key0,
+                                              int d0, int lane, bool e5m2) {
+  constexpr int kVec = 16 / static_cast<int>(sizeof(KV));
   if constexpr (sizeof(KV) == 2) {
-    ldmatrix_x4(b, kt + (key0 + lane % 8 + 8 * (lane / 16)) * STRIDE + d0 + 8 * ((lane / 8) % 2));
-  } else {
-    const uint8_t* row = kt + (key0 + lane / 4) * STRIDE + d0 + 2 * (lane % 4);
+    const int d = d0 + 8 * ((lane / 8) % 2);
+    ldmatrix_x4(b, kt + (key0 + lane % 8 + 8 * (lane / 16)) * ks.key + d / kVec * ks.vector);
+  } else {  // dims d0.. lie in one 16-byte vector
+    const uint8_t* row = kt + (key0 + lane / 4) * ks.key + d0 / kVec * ks.vector + 2 * (lane % 4);
     b[0] = fp8x2_as<T>(lds16(row), e5m2);
     b[1] = fp8x2_as<T>(lds16(row + 8), e5m2);
-    b[2] = fp8x2_as<T>(lds16(row + 8 * STRIDE), e5m2);
-    b[3] = fp8x2_as<T>(lds16(row + 8 * STRIDE + 8), e5m2);
+    b[2] = fp8x2_as<T>(lds16(row + 8 * ks.key), e5m2);
+    b[3] = fp8x2_as<T>(lds16(row + 8 * ks.key + 8), e5m2);
   }
 }
 
@@ -197,18 +202,23 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
   // waits for stage t, issues stage t + kStages - 1 and computes stage t.
   // Warp w: keys 16 (w % 4) .. of every stage; O dims dim0 .. dim0 + kDimsPerWarp. The warps of
   // a key group compute the same logits and softmax (bit-identical), each its half of P V.
-  const ChunkOffsets fixed{off->key_vec[tid % StageItems<HEAD, KV>::kChunks],
-                           off->value_vec[tid % StageItems<HEAD, KV>::kChunks]};
+  // K copied slots fastest into [vector][key] where consecutive slots of K are consecutive
+  // vectors (x-split; gqa_tc_stage.cuh), else dims fastest into [key][dim].
+  const bool slots_fast = p.key.slot == Tr::kVector;
+  const KeyStage k_order = slots_fast ? KeyStage{Tr::kVector, kTile * Tr::kVector}
+                                      : KeyStage{Tr::kRowStride, Tr::kVector};
+  const int fixed_chunk = stage_item<HEAD, KV>(tid, slots_fast).chunk;
+  const ChunkOffsets fixed{off->key_vec[fixed_chunk], off->value_vec[fixed_chunk]};
   // Table entries of stage tn, loaded while the stage before it computes.
   StageEntries<HEAD, KV> next;
   const bool pow2 = p.block_shift >= 0;
   auto load_next = [&](int tn) {
     if (pow2) {
       load_entries<HEAD, KV, true>(next, p, table_row, tile_begin + tn * kTile, span_lo, span_hi,
-                                   v_slots);
+                                   slots_fast, v_slots);
     } else {
       load_entries<HEAD, KV, false>(next, p, table_row, tile_begin + tn * kTile, span_lo, span_hi,
-                                    v_slots);
+                                    slots_fast, v_slots);
     }
   };
   load_next(0);
@@ -237,7 +247,8 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
     const int tn = t + kStages - 1;
     if (tn < ntiles) {
       issue_stage<HEAD, KV>(next, p, k_head, v_head, *off, fixed, tile_begin + tn * kTile, span_lo,
-                            span_hi, v_slots, k_stage(tn % kStages), v_stage(tn % kStages));
+                            span_hi, slots_fast, k_order, v_slots, k_stage(tn % kStages),
+                            v_stage(tn % kStages));
       if (tn + 1 < ntiles) load_next(tn + 1);
     }
     cp_async_commit();
@@ -252,7 +263,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
     for (int ks = 0; ks < HEAD / 16; ++ks) {
       uint32_t a[4], b[4];
       ldmatrix_x4(a, q_s + (lane % 8 + 8 * ((lane / 8) % 2)) * kQs + ks * 16 + 8 * (lane / 16));
-      key_fragments<T, KV, Tr::kRowStride>(b, kt, key0, ks * 16, lane, e5m2);
+      key_fragments<T, KV>(b, kt, k_order, key0, ks * 16, lane, e5m2);
       mma_16816<T>(sc[0], a, b[0], b[1]);
       mma_16816<T>(sc[1], a, b[2], b[3]);
     }

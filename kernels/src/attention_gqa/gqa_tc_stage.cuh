@@ -4,6 +4,12 @@
 /// table load waits in the chain between a stage's barrier and its copies), and the cp.async
 /// copies themselves. K has 16-byte vectors along the dims; V along the dims (the same items as
 /// K) or along the slots (a vector of kVector keys of one dim).
+/// A K tensor whose consecutive slots are consecutive vectors (x-split) is copied slots fastest
+/// into a stage in its own order, [vector][key] (KeyStage): 8 threads then move one 128-byte
+/// line of the cache into 128 contiguous bytes of shared memory. Into a [key][dim] stage each
+/// 32-byte sector of it would go to two places, which cp.async moves as two transfers (ncu:
+/// twice the L2 sectors and 8x the shared-memory wavefronts of the NHD copies,
+/// docs/performance.md).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -20,6 +26,14 @@ __device__ __forceinline__ int32_t dim_offset(const GqaTensor& t, int d) {
   const int g = d / t.dim_split;
   return static_cast<int32_t>(g * t.group + (d - g * t.dim_split) * t.dim);
 }
+
+/// Where (key, dim) of a K stage lies: element key * key + (dim / kVector) * vector +
+/// dim % kVector. [key][dim] rows (key = kRowStride, vector = kVector), or [vector][key] for
+/// a K copied slots fastest (key = kVector, vector = kTile * kVector).
+struct KeyStage {
+  int key;     ///< elements between keys
+  int vector;  ///< elements between 16-byte vectors of a key
+};
 
 /// Per-block constants of the stage copies, in shared memory: the element offset of each
 /// 16-byte vector of a token (K and V along the dims) and of each dim (V along the slots).
@@ -38,15 +52,27 @@ struct StageItems {
   static constexpr int kChunks = HEAD / kVec;         ///< 16-byte vectors per token
   static constexpr int kItems = Tr::kTile * kChunks;  ///< dim vectors of a stage (K or V)
   static constexpr int kIters = (kItems + Tr::kThreads - 1) / Tr::kThreads;  ///< per thread
-  /// Every item of a thread has the same vector index (tid % kChunks).
-  static constexpr bool kFixedChunk = Tr::kThreads % kChunks == 0;
+  /// Every item of a thread has the same vector index, in both item orders (stage_item).
+  static constexpr bool kFixedChunk =
+      Tr::kThreads % kChunks == 0 && (Tr::kThreads / 8) % kChunks == 0;
   static constexpr int kSlotChunks = Tr::kTile / kVec;   ///< key vectors per dim (V slots)
   static constexpr int kSlotItems = HEAD * kSlotChunks;  ///< slot vectors of a stage
   static constexpr int kSlotIters = (kSlotItems + Tr::kThreads - 1) / Tr::kThreads;
   static_assert(Tr::kThreads % kSlotChunks == 0, "a thread keeps its key vector");
 };
 
-/// Block-table facts};
+/// Key and vector index of dim item c of a stage: dims fastest (key c / kChunks), or with
+/// `slots_fast` 8 consecutive keys of one vector fastest, then the vectors, then the next 8.
+struct StageItem {
+  int key;    ///< key of the stage
+  int chunk;  ///< 16-byte vector of the key's dims
+};
+template <int HEAD, class KV>
+__device__ __forceinline__ StageItem stage_item(int c, bool slots_fast) {
+  constexpr int kChunks = StageItems<HEAD, KV>::kChunks;
+  if (slots_fast) return {c % 8 + 8 * (c / (8 * kChunks)), (c / 8) % kChunks};
+  return {c / kChunks, c % kChunks};
+}
 
 /// Block-table facts of this thread's items in one stage, loaded one stage before its copies.
 template <int HEAD, class KV>
@@ -73,14 +99,14 @@ __device__ __forceinline__ int block_of(const GqaParams& p, int tok) {
 template <int HEAD, class KV, bool POW2>
 __device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const GqaParams& p,
                                              const int32_t* table_row, int tile0, int span_lo,
-                                             int span_hi, bool v_slots) {
+                                             int span_hi, bool slots_fast, bool v_slots) {
   using It = StageItems<HEAD, KV>;
   using Tr = typename It::Tr;
   const int tid = threadIdx.x;
 #pragma unroll
   for (int i = 0; i < It::kIters; ++i) {
     const int c = tid + i * Tr::kThreads;
-    const int tok = tile0 + c / It::kChunks;
+    const int tok = tile0 + stage_item<HEAD, KV>(c, slots_fast).key;
     e.phys[i] = -1;
     e.slot[i] = 0;
     if ((It::kItems % Tr::kThreads == 0 || c < It::kItems) && tok >= span_lo && tok < span_hi) {
@@ -106,45 +132,49 @@ __device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const Gq
 /// Per-thread constants of the copies: the dim offset of this thread's vector when it is the
 /// same for all its items (StageItems::kFixedChunk), else read from the offsets table.
 struct ChunkOffsets {
-  int32_t key;    ///< K: offset of vector tid % kChunks
+  int32_t key;    ///< K: offset of this thread's vector (stage_item(tid).chunk)
   int32_t value;  ///< V along the dims: the same
 };
 
 /// Issues the copies of stage `tile0` (entries `e`) into k_dst / v_dst. Keys not read are
 /// zero-filled (a 0-byte cp.async of an in-bounds address); a slot vector only partly inside
 /// [span_lo, span_hi) is read element by element (never beyond the span). k_head / v_head:
-/// the tensors at this kv head. Block, slot and dim strides and a slot's offset within a block
-/// fit in 32 bits (host check in gqa_uses_tensor_cores); only the block term is 64-bit.
+/// the tensors at this kv head; dim items in stage_item's order (`slots_fast`), K into
+/// `k_order`, V along the dims into [key][dim]. Block, slot and dim strides and a slot's
+/// offset within a block fit in 32 bits (host check in gqa_uses_tensor_cores); only the block
+/// term is 64-bit.
 template <int HEAD, class KV>
 __device__ __forceinline__ void issue_stage(const StageEntries<HEAD, KV>& e, const GqaParams& p,
                                             const KV* k_head, const KV* v_head,
                                             const StageOffsets<HEAD, sizeof(KV)>& off,
                                             ChunkOffsets fixed, int tile0, int span_lo, int span_hi,
-                                            bool v_slots, KV* k_dst, KV* v_dst) {
+                                            bool slots_fast, KeyStage k_order, bool v_slots,
+                                            KV* k_dst, KV* v_dst) {
   using It = StageItems<HEAD, KV>;
   using Tr = typename It::Tr;
-  constexpr int kVec = It::kVec, kChunks = It::kChunks;
+  constexpr int kVec = It::kVec;
   const int tid = threadIdx.x;
   auto copy_dims = [&](const KV* head, uint32_t block_stride, uint32_t slot_stride,
-                       const int32_t* vec_off, int32_t fixed_off, KV* dst) {
+                       const int32_t* vec_off, int32_t fixed_off, KeyStage order, KV* dst) {
 #pragma unroll
     for (int i = 0; i < It::kIters; ++i) {
       const int c = tid + i * Tr::kThreads;
       if (It::kItems % Tr::kThreads != 0 && c >= It::kItems) break;
-      const int key = c / kChunks, j = c - key * kChunks;
-      const int32_t voff = It::kFixedChunk ? fixed_off : vec_off[j];
+      const StageItem item = stage_item<HEAD, KV>(c, slots_fast);
+      const int32_t voff = It::kFixedChunk ? fixed_off : vec_off[item.chunk];
       const uint32_t ph = e.phys[i] >= 0 ? static_cast<uint32_t>(e.phys[i]) : 0u;
       const uint64_t o =
           uint64_t{ph} * block_stride +
           (static_cast<uint32_t>(e.slot[i]) * slot_stride + static_cast<uint32_t>(voff));
-      cp_async16(dst + key * Tr::kRowStride + j * kVec, head + o, e.phys[i] >= 0 ? 16 : 0);
+      cp_async16(dst + item.key * order.key + item.chunk * order.vector, head + o,
+                 e.phys[i] >= 0 ? 16 : 0);
     }
   };
   copy_dims(k_head, static_cast<uint32_t>(p.key.block), static_cast<uint32_t>(p.key.slot),
-            off.key_vec, fixed.key, k_dst);
+            off.key_vec, fixed.key, k_order, k_dst);
   if (!v_slots) {
     copy_dims(v_head, static_cast<uint32_t>(p.value.block), static_cast<uint32_t>(p.value.slot),
-              off.value_vec, fixed.value, v_dst);
+              off.value_vec, fixed.value, KeyStage{Tr::kRowStride, kVec}, v_dst);
     return;
   }
   // V with slots contiguous: item (dim, key vector kc = tid % kSlotChunks).
