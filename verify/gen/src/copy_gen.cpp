@@ -40,8 +40,9 @@ CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
   s.block_size = detail::pick_of(caps.block_sizes);
   const int64_t bs = s.block_size;
 
-  // Tokens: one, a prime count, any count, or (few, with 1-8 kv heads) 512-4096: up to 2^22
-  // elements per tensor, where kernels switch to several items per thread or staged paths.
+  // Tokens: one, a prime count, any count, or (few, with 1-8 kv heads) 512-4096: up to 2^23
+  // elements per tensor (4096 tokens x 8 kv heads x head 256), where kernels switch to several
+  // items per thread or staged paths.
   const int64_t token_cap = large ? 16 : wide ? 8 : 2 + size / 2;
   const std::size_t token_kind =
       detail::draw_weighted({3, 2, 4, static_cast<std::size_t>(large || wide ? 0 : 1)});
