@@ -249,7 +249,7 @@ TEST_F(Gqa, SmallGroupsRunOnTheSplitKernelsWhereThoseImplementTheCall) {
   ASSERT_TRUE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &mha).ok());
   const std::size_t split =
       kernels::attention_workspace_bytes(kernels::AttentionVariant::kV2Split, &mha);
-  const std::size_t own = kernels::gqa_workspace_bytes(&dev, &mha);
+  const std::size_t own = kernels::gqa_workspace_bytes(&dev, mha);
   ASSERT_GT(split, 0u);
   ASSERT_NE(split, own) << "the two plans must differ for this check to mean anything";
   EXPECT_EQ(gqa->workspace_bytes(h200(), &mha), split);
@@ -260,14 +260,14 @@ TEST_F(Gqa, SmallGroupsRunOnTheSplitKernelsWhereThoseImplementTheCall) {
   nhd.cache.key = {16 * 2 * 128, 128, 2 * 128, 0, 1, 128};
   nhd.cache.value = nhd.cache.key;
   ASSERT_FALSE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &nhd).ok());
-  EXPECT_EQ(gqa->workspace_bytes(h200(), &nhd), kernels::gqa_workspace_bytes(&dev, &nhd));
+  EXPECT_EQ(gqa->workspace_bytes(h200(), &nhd), kernels::gqa_workspace_bytes(&dev, nhd));
 
   // Group 4 on the same x-split cache: v3_gqa's own kernels.
   pc_paged_attention_args group4 = declaration_test::attention_skeleton(8, 0.088f);
   group4.cache = mha.cache;
   group4.batch = mha.batch;
   ASSERT_TRUE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &group4).ok());
-  EXPECT_EQ(gqa->workspace_bytes(h200(), &group4), kernels::gqa_workspace_bytes(&dev, &group4));
+  EXPECT_EQ(gqa->workspace_bytes(h200(), &group4), kernels::gqa_workspace_bytes(&dev, group4));
   EXPECT_NE(gqa->workspace_bytes(h200(), &group4),
             kernels::attention_workspace_bytes(kernels::AttentionVariant::kV2Split, &group4));
 }

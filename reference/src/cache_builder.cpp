@@ -1,6 +1,7 @@
 /// The one builder of cache strides (kind + padding -> strides), packed(), and the names of
 /// cache kinds and scale kinds. docs/dtypes.md writes the formulas out.
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -75,6 +76,52 @@ bool same_strides(const CacheTensorStrides& a, const CacheTensorStrides& b) {
          a.dim == b.dim && a.dim_split == b.dim_split;
 }
 
+/// The name of one enum value, and another spelling its parser accepts (or nullptr).
+template <typename E>
+struct Named {
+  E value;            ///< the value
+  const char* name;   ///< what *_name() writes
+  const char* alias;  ///< what parse_*() accepts besides `name`, or nullptr
+};
+
+constexpr Named<CacheKind> kCacheKindNames[] = {
+    {CacheKind::kXSplit, "x_split", "xsplit"},
+    {CacheKind::kNHD, "nhd", "NHD"},
+    {CacheKind::kHND, "hnd", "HND"},
+};
+constexpr Named<ScaleKind> kScaleKindNames[] = {
+    {ScaleKind::kNone, "none", nullptr},
+    {ScaleKind::kPerTensor, "per_tensor", nullptr},
+    {ScaleKind::kPerKvHead, "per_kv_head", nullptr},
+};
+
+/// The name of `value` in `names`; throws std::invalid_argument ("<what>: unknown value N").
+template <typename E, std::size_t N>
+const char* name_in(const Named<E> (&names)[N], const char* what, E value) {
+  for (const Named<E>& n : names) {
+    if (n.value == value) return n.name;
+  }
+  throw std::invalid_argument(std::string(what) + ": unknown value " +
+                              std::to_string(static_cast<int32_t>(value)));
+}
+
+/// The value named (or aliased) `text` in `names`; throws std::invalid_argument naming the text
+/// and the names ("<what>: unknown name 't' (expected a, b or c)").
+template <typename E, std::size_t N>
+E parse_in(const Named<E> (&names)[N], const char* what, const char* text) {
+  const std::string t = text ? text : "";
+  std::string expected;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (t == names[i].name || (names[i].alias != nullptr && t == names[i].alias)) {
+      return names[i].value;
+    }
+    expected += (i == 0 ? "" : i + 1 == N ? " or " : ", ");
+    expected += names[i].name;
+  }
+  throw std::invalid_argument(std::string(what) + ": unknown name '" + t + "' (expected " +
+                              expected + ")");
+}
+
 }  // namespace
 
 PagedCacheLayout make_cache_layout(CacheKind kind, DType dtype, const CacheShape& shape,
@@ -121,47 +168,19 @@ bool PagedCacheLayout::packed() const {
 }
 
 const char* cache_kind_name(CacheKind kind) {
-  switch (kind) {
-    case CacheKind::kXSplit:
-      return "x_split";
-    case CacheKind::kNHD:
-      return "nhd";
-    case CacheKind::kHND:
-      return "hnd";
-  }
-  throw std::invalid_argument("cache kind: unknown value " +
-                              std::to_string(static_cast<int32_t>(kind)));
+  return name_in(kCacheKindNames, "cache kind", kind);
 }
 
 CacheKind parse_cache_kind(const char* text) {
-  const std::string t = text ? text : "";
-  if (t == "x_split" || t == "xsplit") return CacheKind::kXSplit;
-  if (t == "nhd" || t == "NHD") return CacheKind::kNHD;
-  if (t == "hnd" || t == "HND") return CacheKind::kHND;
-  throw std::invalid_argument("cache kind: unknown name '" + t +
-                              "' (expected x_split, nhd or hnd)");
+  return parse_in(kCacheKindNames, "cache kind", text);
 }
 
 const char* scale_kind_name(ScaleKind kind) {
-  switch (kind) {
-    case ScaleKind::kNone:
-      return "none";
-    case ScaleKind::kPerTensor:
-      return "per_tensor";
-    case ScaleKind::kPerKvHead:
-      return "per_kv_head";
-  }
-  throw std::invalid_argument("scale kind: unknown value " +
-                              std::to_string(static_cast<int32_t>(kind)));
+  return name_in(kScaleKindNames, "scale kind", kind);
 }
 
 ScaleKind parse_scale_kind(const char* text) {
-  const std::string t = text ? text : "";
-  if (t == "none") return ScaleKind::kNone;
-  if (t == "per_tensor") return ScaleKind::kPerTensor;
-  if (t == "per_kv_head") return ScaleKind::kPerKvHead;
-  throw std::invalid_argument("scale kind: unknown name '" + t +
-                              "' (expected none, per_tensor or per_kv_head)");
+  return parse_in(kScaleKindNames, "scale kind", text);
 }
 
 }  // namespace pagecheck::ref

@@ -2,22 +2,20 @@
 #include "attention/attention_host.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <string>
 
 #include "attention/attention_params.h"
 #include "attention/attention_rows.h"
 #include "attention/attention_shapes.h"
+#include "common/attention_batch_fields.h"
 #include "common/host_checks.h"
 #include "pagecheck/plugin_read.h"
 
 namespace pagecheck::kernels {
 namespace {
 
-constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kMaxGridZ = 65535;
-constexpr int64_t kMaxContext = int64_t{1} << 30;
 
 std::string str(int64_t v) {
   return std::to_string(v);
@@ -73,69 +71,20 @@ KernelStatus check_sizes(AttentionVariant variant, const pc_kv_cache& c) {
   return KernelStatus::success();
 }
 
-/// The ragged batch (q_len <= kMaxQueryLen through query_start) and the features.
-KernelStatus check_batch(const pc_paged_attention_args& a) {
-  const pc_ragged_batch& b = a.batch;
-  KernelStatus st = first_failure(
-      require_min(b.num_seqs, 0, "batch.num_seqs"), require_min(a.num_heads, 1, "num_heads"),
-      require_min(b.num_query_tokens, 0, "batch.num_query_tokens"),
-      require_min(b.max_blocks_per_seq, 1, "batch.max_blocks_per_seq"),
-      require_min(b.block_table_stride, b.max_blocks_per_seq, "batch.block_table_stride"),
-      require_min(b.max_context_len, 0, "batch.max_context_len"));
-  if (!st.ok()) return st;
-  if (b.max_query_len > kMaxQueryLen) {
-    return KernelStatus::unsupported("batch.max_query_len (" + str(b.max_query_len) + ") exceeds " +
-                                     str(kMaxQueryLen));
-  }
-  if (b.query_start == nullptr && b.num_query_tokens != b.num_seqs) {
-    return KernelStatus::invalid("batch.num_query_tokens (" + str(b.num_query_tokens) +
-                                 ") differs from batch.num_seqs (" + str(b.num_seqs) +
-                                 ") without query_start");
-  }
-  const pc_attention_features& f = a.features;
-  if (f.window < 0) return KernelStatus::invalid("features.window (" + str(f.window) + ") < 0");
-  if (!(f.soft_cap >= 0.f) || !std::isfinite(f.soft_cap)) {
-    return KernelStatus::invalid("features.soft_cap must be finite and >= 0");
-  }
-  return KernelStatus::success();
-}
-
+/// The cache and the sizes the variant takes, then the batch and features.
 KernelStatus check_shapes(AttentionVariant variant, const pc_paged_attention_args& a) {
-  KernelStatus st = first_failure(require_struct_size(a.cache.struct_size, "args.cache"),
-                                  require_struct_size(a.batch.struct_size, "args.batch"),
-                                  require_struct_size(a.features.struct_size, "args.features"));
+  KernelStatus st = check_attention_structs(a);
   if (!st.ok()) return st;
   st = check_cache_shape(a.cache, a.dtype);
   if (!st.ok()) return st;
   st = check_sizes(variant, a.cache);
   if (!st.ok()) return st;
-  st = check_batch(a);
+  st = check_attention_batch(a, kMaxQueryLen);
   if (!st.ok()) return st;
-  const pc_ragged_batch& b = a.batch;
-  if (a.num_heads % a.cache.num_kv_heads != 0) {
-    return KernelStatus::invalid("num_heads (" + str(a.num_heads) +
-                                 ") is not a multiple of cache.num_kv_heads (" +
-                                 str(a.cache.num_kv_heads) + ")");
-  }
-  const int64_t capacity = b.max_blocks_per_seq * a.cache.block_size;
-  if (b.max_context_len > capacity) {
-    return KernelStatus::invalid("batch.max_context_len (" + str(b.max_context_len) +
-                                 ") exceeds max_blocks_per_seq * block_size (" + str(capacity) +
-                                 ")");
-  }
-  if (!std::isfinite(a.scale)) return KernelStatus::invalid("scale is not finite");
-  if (b.num_seqs > kMaxGridY) {
-    return KernelStatus::unsupported("batch.num_seqs (" + str(b.num_seqs) +
-                                     ") exceeds 65535 (grid y)");
-  }
   if (a.num_heads * query_bound(a) > std::numeric_limits<int32_t>::max()) {
     return KernelStatus::unsupported("num_heads x batch.max_query_len (" +
                                      str(a.num_heads * query_bound(a)) +
                                      ") exceeds 2^31 - 1 (grid x)");
-  }
-  if (b.max_context_len > kMaxContext) {
-    return KernelStatus::unsupported("batch.max_context_len (" + str(b.max_context_len) +
-                                     ") exceeds 2^30 tokens");
   }
   return KernelStatus::success();
 }
@@ -181,7 +130,8 @@ KernelStatus check_shared_memory(AttentionVariant variant, const pc_device_info*
                                "batch.max_context_len (" + str(max_context) + ")");
 }
 
-/// The checks on arguments already read with abi::read.
+}  // namespace
+
 KernelStatus check_read_args(AttentionVariant variant, const pc_device_info* device,
                              const pc_paged_attention_args& a) {
   KernelStatus st = check_shapes(variant, a);
@@ -191,14 +141,11 @@ KernelStatus check_read_args(AttentionVariant variant, const pc_device_info* dev
   return check_shared_memory(variant, device, a);
 }
 
-}  // namespace
-
 KernelStatus check_attention(AttentionVariant variant, const pc_device_info* device,
                              const pc_paged_attention_args* args) {
-  if (args == nullptr) return KernelStatus::invalid("args is NULL");
-  KernelStatus st = require_struct_size(args->struct_size, "args");
-  if (!st.ok()) return st;
-  return check_read_args(variant, device, abi::read(*args));
+  pc_paged_attention_args a{};
+  KernelStatus st = read_attention_args(args, a);
+  return st.ok() ? check_read_args(variant, device, a) : st;
 }
 
 std::size_t attention_workspace_bytes(AttentionVariant variant,
@@ -209,18 +156,25 @@ std::size_t attention_workspace_bytes(AttentionVariant variant,
       a.batch.max_context_len < 0 || a.cache.head_size <= 0) {
     return 0;
   }
-  return static_cast<std::size_t>(V2Workspace(a).total);
+  return checked_attention_workspace(variant, a);
+}
+
+std::size_t checked_attention_workspace(AttentionVariant variant,
+                                        const pc_paged_attention_args& a) {
+  return variant == AttentionVariant::kV2Split ? static_cast<std::size_t>(V2Workspace(a).total) : 0;
 }
 
 KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* device,
                               const pc_paged_attention_args* args, void* workspace,
                               cudaStream_t stream) {
-  if (args == nullptr) return KernelStatus::invalid("args is NULL");
-  KernelStatus st = require_struct_size(args->struct_size, "args");
-  if (!st.ok()) return st;
-  const pc_paged_attention_args a = abi::read(*args);
-  st = check_read_args(variant, device, a);
-  if (!st.ok()) return st;
+  pc_paged_attention_args a{};
+  KernelStatus st = read_attention_args(args, a);
+  if (st.ok()) st = check_read_args(variant, device, a);
+  return st.ok() ? launch_checked_attention(variant, a, workspace, stream) : st;
+}
+
+KernelStatus launch_checked_attention(AttentionVariant variant, const pc_paged_attention_args& a,
+                                      void* workspace, cudaStream_t stream) {
   const pc_ragged_batch& b = a.batch;
   if (b.num_seqs == 0) return KernelStatus::success();
 
@@ -238,12 +192,7 @@ KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* de
   p.value_stride_block = a.cache.value.block;
   p.value_stride_head = a.cache.value.head;
   p.value_stride_dim = a.cache.value.dim;
-  p.block_table = b.block_table;
-  p.block_table_stride = b.block_table_stride;
-  p.context_lens = b.context_lens;
-  p.query_start = b.query_start;
-  p.alibi_slopes = a.features.alibi_slopes;
-  p.sinks = a.features.sinks;
+  fill_batch_fields(p, a);
   p.out = a.out;
   p.out_stride_token = a.out_stride_token;
   p.out_stride_head = a.out_stride_head;

@@ -30,6 +30,16 @@ KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* de
                               const pc_paged_attention_args* args, void* workspace,
                               cudaStream_t stream);
 
+/// The checks of check_attention on arguments already read (read_attention_args).
+KernelStatus check_read_args(AttentionVariant variant, const pc_device_info* device,
+                             const pc_paged_attention_args& args);
+/// Workspace bytes of a call that check_read_args accepted.
+std::size_t checked_attention_workspace(AttentionVariant variant,
+                                        const pc_paged_attention_args& args);
+/// launch_attention for arguments already read and accepted by check_read_args.
+KernelStatus launch_checked_attention(AttentionVariant variant, const pc_paged_attention_args& args,
+                                      void* workspace, cudaStream_t stream);
+
 struct AttentionParams;
 /// Compile-time dispatch over dtype, head size, tile (attention_tile) and variant
 /// (attention_dispatch.cu).

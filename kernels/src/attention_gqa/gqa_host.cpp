@@ -2,19 +2,16 @@
 #include "attention_gqa/gqa_host.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "common/attention_batch_fields.h"
 #include "common/host_checks.h"
 #include "common/kernel_lists.h"
 #include "pagecheck/plugin_read.h"
 
 namespace pagecheck::kernels {
 namespace {
-
-constexpr int64_t kMaxGridY = 65535;
-constexpr int64_t kMaxContext = int64_t{1} << 30;
 
 std::string str(int64_t v) {
   return std::to_string(v);
@@ -118,54 +115,6 @@ KernelStatus check_cache(const pc_paged_attention_args& a) {
   return KernelStatus::success();
 }
 
-KernelStatus check_batch(const pc_paged_attention_args& a) {
-  const pc_ragged_batch& b = a.batch;
-  KernelStatus st = first_failure(
-      require_min(b.num_seqs, 0, "batch.num_seqs"), require_min(a.num_heads, 1, "num_heads"),
-      require_min(b.max_blocks_per_seq, 1, "batch.max_blocks_per_seq"),
-      require_min(b.block_table_stride, b.max_blocks_per_seq, "batch.block_table_stride"),
-      require_min(b.max_context_len, 0, "batch.max_context_len"),
-      require_min(b.num_query_tokens, 0, "batch.num_query_tokens"));
-  if (!st.ok()) return st;
-  if (a.num_heads % a.cache.num_kv_heads != 0) {
-    return KernelStatus::invalid("num_heads (" + str(a.num_heads) +
-                                 ") is not a multiple of cache.num_kv_heads (" +
-                                 str(a.cache.num_kv_heads) + ")");
-  }
-  if (b.max_query_len > kGqaMaxQueryLen) {
-    return KernelStatus::unsupported("batch.max_query_len (" + str(b.max_query_len) + ") exceeds " +
-                                     str(kGqaMaxQueryLen));
-  }
-  if (b.query_start == nullptr && b.num_query_tokens != b.num_seqs) {
-    return KernelStatus::invalid("batch.num_query_tokens (" + str(b.num_query_tokens) +
-                                 ") differs from batch.num_seqs (" + str(b.num_seqs) +
-                                 ") without query_start");
-  }
-  if (b.max_context_len > b.max_blocks_per_seq * a.cache.block_size) {
-    return KernelStatus::invalid("batch.max_context_len (" + str(b.max_context_len) +
-                                 ") exceeds max_blocks_per_seq * block_size (" +
-                                 str(b.max_blocks_per_seq * a.cache.block_size) + ")");
-  }
-  if (b.num_seqs > kMaxGridY) {
-    return KernelStatus::unsupported("batch.num_seqs (" + str(b.num_seqs) +
-                                     ") exceeds 65535 (grid y)");
-  }
-  if (b.max_context_len > kMaxContext) {
-    return KernelStatus::unsupported("batch.max_context_len (" + str(b.max_context_len) +
-                                     ") exceeds 2^30 tokens");
-  }
-  if (a.num_heads > (int64_t{1} << 24)) {
-    return KernelStatus::unsupported("num_heads (" + str(a.num_heads) + ") exceeds 2^24");
-  }
-  const pc_attention_features& f = a.features;
-  if (f.window < 0) return KernelStatus::invalid("features.window (" + str(f.window) + ") < 0");
-  if (!(f.soft_cap >= 0.f) || !std::isfinite(f.soft_cap)) {
-    return KernelStatus::invalid("features.soft_cap must be finite and >= 0");
-  }
-  if (!std::isfinite(a.scale)) return KernelStatus::invalid("scale is not finite");
-  return KernelStatus::success();
-}
-
 KernelStatus check_pointers(const pc_paged_attention_args& a) {
   const int64_t elem = abi::dtype_bytes(a.dtype);
   KernelStatus st = check_attention_pointers(a);
@@ -188,15 +137,17 @@ KernelStatus check_device(const pc_device_info* device, const pc_paged_attention
       "head_size " + str(a.cache.head_size));
 }
 
+/// The cache, the batch and features (check_attention_batch), the pointers and the device.
 KernelStatus check_read(const pc_device_info* device, const pc_paged_attention_args& a) {
-  KernelStatus st = first_failure(require_struct_size(a.cache.struct_size, "args.cache"),
-                                  require_struct_size(a.batch.struct_size, "args.batch"),
-                                  require_struct_size(a.features.struct_size, "args.features"));
+  KernelStatus st = check_attention_structs(a);
   if (!st.ok()) return st;
   st = check_cache(a);
   if (!st.ok()) return st;
-  st = check_batch(a);
+  st = check_attention_batch(a, kGqaMaxQueryLen);
   if (!st.ok()) return st;
+  if (a.num_heads > (int64_t{1} << 24)) {
+    return KernelStatus::unsupported("num_heads (" + str(a.num_heads) + ") exceeds 2^24");
+  }
   st = check_pointers(a);
   if (!st.ok()) return st;
   return check_device(device, a, make_plan(device, a));
@@ -268,28 +219,16 @@ GqaLaunchShape gqa_launch_shape(const pc_device_info* device, const pc_paged_att
   return make_plan(device, a);
 }
 
-KernelStatus check_gqa(const pc_device_info* device, const pc_paged_attention_args* args) {
-  if (args == nullptr) return KernelStatus::invalid("args is NULL");
-  KernelStatus st = require_struct_size(args->struct_size, "args");
-  if (!st.ok()) return st;
-  return check_read(device, abi::read(*args));
+KernelStatus check_gqa(const pc_device_info* device, const pc_paged_attention_args& a) {
+  return check_read(device, a);
 }
 
-std::size_t gqa_workspace_bytes(const pc_device_info* device, const pc_paged_attention_args* args) {
-  if (args == nullptr || args->struct_size == 0) return 0;
-  const pc_paged_attention_args a = abi::read(*args);
-  if (!check_read(device, a).ok()) return 0;
+std::size_t gqa_workspace_bytes(const pc_device_info* device, const pc_paged_attention_args& a) {
   return static_cast<std::size_t>(Workspace(a, make_plan(device, a)).total);
 }
 
-KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_attention_args* args,
+KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_attention_args& a,
                                   void* workspace, cudaStream_t stream) {
-  if (args == nullptr) return KernelStatus::invalid("args is NULL");
-  KernelStatus st = require_struct_size(args->struct_size, "args");
-  if (!st.ok()) return st;
-  const pc_paged_attention_args a = abi::read(*args);
-  st = check_read(device, a);
-  if (!st.ok()) return st;
   const pc_ragged_batch& b = a.batch;
   if (b.num_seqs == 0) return KernelStatus::success();
   const Plan plan = make_plan(device, a);
@@ -304,12 +243,7 @@ KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_a
   p.out_stride_head = a.out_stride_head;
   p.key = tensor(a.key_cache, a.cache.key, a.cache, a.cache.k_scale);
   p.value = tensor(a.value_cache, a.cache.value, a.cache, a.cache.v_scale);
-  p.block_table = b.block_table;
-  p.block_table_stride = b.block_table_stride;
-  p.context_lens = b.context_lens;
-  p.query_start = b.query_start;
-  p.alibi_slopes = a.features.alibi_slopes;
-  p.sinks = a.features.sinks;
+  fill_batch_fields(p, a);
   p.io_dtype = a.dtype;
   p.kv_dtype = a.cache.dtype;
   p.scale_per_head = a.cache.scale_kind == PC_SCALE_PER_KV_HEAD ? 1 : 0;

@@ -10,14 +10,16 @@
 
 namespace pagecheck::kernels {
 
-/// can_implement: OK, or why v3_gqa cannot run `args` (the message names the field). `device`
-/// (may be NULL: queried) gives the shared-memory limit and the SM count.
-KernelStatus check_gqa(const pc_device_info* device, const pc_paged_attention_args* args);
-/// Workspace bytes launch_gqa_attention needs for `args` on `device` (0 when every row fits in
-/// one partition).
-std::size_t gqa_workspace_bytes(const pc_device_info* device, const pc_paged_attention_args* args);
-/// Checks, fills GqaParams and enqueues the kernel(s) on `stream`; never synchronizes.
-KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_attention_args* args,
+/// can_implement on arguments already read (read_attention_args): OK, or why v3_gqa cannot run
+/// them (the message names the field). `device` (may be NULL: queried) gives the shared-memory
+/// limit and the SM count.
+KernelStatus check_gqa(const pc_device_info* device, const pc_paged_attention_args& args);
+/// Workspace bytes launch_gqa_attention needs for `args` (accepted by check_gqa) on `device` (0
+/// when every row fits in one partition).
+std::size_t gqa_workspace_bytes(const pc_device_info* device, const pc_paged_attention_args& args);
+/// Fills GqaParams from `args` (accepted by check_gqa) and enqueues the kernel(s) on `stream`;
+/// never synchronizes.
+KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_attention_args& args,
                                   void* workspace, cudaStream_t stream);
 
 /// The loader mode for one cache tensor: 16-byte vectors along the dims or the slots where the

@@ -149,10 +149,12 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
   auto* const off =
       reinterpret_cast<StageOffsets<HEAD, sizeof(KV)>*>(stages + kStages * Tr::kStageBytes);
   for (int j = tid; j < HEAD / Tr::kVector; j += Tr::kThreads) {
-    off->key_vec[j] = dim_offset(p.key, j * Tr::kVector);
-    off->value_vec[j] = dim_offset(p.value, j * Tr::kVector);
+    off->key_vec[j] = static_cast<int32_t>(dim_offset(p.key, j * Tr::kVector, HEAD));
+    off->value_vec[j] = static_cast<int32_t>(dim_offset(p.value, j * Tr::kVector, HEAD));
   }
-  for (int d = tid; d < HEAD; d += Tr::kThreads) off->value_dim[d] = dim_offset(p.value, d);
+  for (int d = tid; d < HEAD; d += Tr::kThreads) {
+    off->value_dim[d] = static_cast<int32_t>(dim_offset(p.value, d, HEAD));
+  }
   const KV* const k_head = reinterpret_cast<const KV*>(p.key.base) + kv_head * p.key.head;
   const KV* const v_head = reinterpret_cast<const KV*>(p.value.base) + kv_head * p.value.head;
   __syncthreads();
@@ -204,21 +206,18 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
   // a key group compute the same logits and softmax (bit-identical), each its half of P V.
   // K copied slots fastest into [vector][key] where consecutive slots of K are consecutive
   // vectors (x-split; gqa_tc_stage.cuh), else dims fastest into [key][dim].
-  const bool slots_fast = p.key.slot == Tr::kVector;
-  const KeyStage k_order = slots_fast ? KeyStage{Tr::kVector, kTile * Tr::kVector}
-                                      : KeyStage{Tr::kRowStride, Tr::kVector};
-  const int fixed_chunk = stage_item<HEAD, KV>(tid, slots_fast).chunk;
-  const ChunkOffsets fixed{off->key_vec[fixed_chunk], off->value_vec[fixed_chunk]};
+  const ThreadItems items = thread_items<HEAD, KV>(p.key.slot == Tr::kVector);
+  const ChunkOffsets fixed{off->key_vec[items.chunk], off->value_vec[items.chunk]};
   // Table entries of stage tn, loaded while the stage before it computes.
   StageEntries<HEAD, KV> next;
   const bool pow2 = p.block_shift >= 0;
   auto load_next = [&](int tn) {
     if (pow2) {
       load_entries<HEAD, KV, true>(next, p, table_row, tile_begin + tn * kTile, span_lo, span_hi,
-                                   slots_fast, v_slots);
+                                   items, v_slots);
     } else {
       load_entries<HEAD, KV, false>(next, p, table_row, tile_begin + tn * kTile, span_lo, span_hi,
-                                    slots_fast, v_slots);
+                                    items, v_slots);
     }
   };
   load_next(0);
@@ -247,8 +246,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
     const int tn = t + kStages - 1;
     if (tn < ntiles) {
       issue_stage<HEAD, KV>(next, p, k_head, v_head, *off, fixed, tile_begin + tn * kTile, span_lo,
-                            span_hi, slots_fast, k_order, v_slots, k_stage(tn % kStages),
-                            v_stage(tn % kStages));
+                            span_hi, items, v_slots, k_stage(tn % kStages), v_stage(tn % kStages));
       if (tn + 1 < ntiles) load_next(tn + 1);
     }
     cp_async_commit();
@@ -263,7 +261,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
     for (int ks = 0; ks < HEAD / 16; ++ks) {
       uint32_t a[4], b[4];
       ldmatrix_x4(a, q_s + (lane % 8 + 8 * ((lane / 8) % 2)) * kQs + ks * 16 + 8 * (lane / 16));
-      key_fragments<T, KV>(b, kt, k_order, key0, ks * 16, lane, e5m2);
+      key_fragments<T, KV>(b, kt, items.k_order, key0, ks * 16, lane, e5m2);
       mma_16816<T>(sc[0], a, b[0], b[1]);
       mma_16816<T>(sc[1], a, b[2], b[3]);
     }

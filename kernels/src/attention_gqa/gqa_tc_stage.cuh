@@ -14,18 +14,12 @@
 
 #include <cstdint>
 
+#include "attention_gqa/gqa_load.cuh"
 #include "attention_gqa/gqa_mma.cuh"
 #include "attention_gqa/gqa_params.h"
 #include "attention_gqa/gqa_tc_traits.h"
 
 namespace pagecheck::kernels::gqa {
-
-/// Element offset of dim d (a multiple of the vector width, or any dim of a [dim][slot]
-/// vector) within a token of tensor t.
-__device__ __forceinline__ int32_t dim_offset(const GqaTensor& t, int d) {
-  const int g = d / t.dim_split;
-  return static_cast<int32_t>(g * t.group + (d - g * t.dim_split) * t.dim);
-}
 
 /// Where (key, dim) of a K stage lies: element key * key + (dim / kVector) * vector +
 /// dim % kVector. [key][dim] rows (key = kRowStride, vector = kVector), or [vector][key] for
@@ -52,13 +46,19 @@ struct StageItems {
   static constexpr int kChunks = HEAD / kVec;         ///< 16-byte vectors per token
   static constexpr int kItems = Tr::kTile * kChunks;  ///< dim vectors of a stage (K or V)
   static constexpr int kIters = (kItems + Tr::kThreads - 1) / Tr::kThreads;  ///< per thread
-  /// Every item of a thread has the same vector index, in both item orders (stage_item).
+  /// Every item of a thread has the same vector index, in both item orders (stage_item), and
+  /// its item i is kKeyStep keys after item i - 1 (ThreadItems).
   static constexpr bool kFixedChunk =
       Tr::kThreads % kChunks == 0 && (Tr::kThreads / 8) % kChunks == 0;
-  static constexpr int kSlotChunks = Tr::kTile / kVec;   ///< key vectors per dim (V slots)
-  static constexpr int kSlotItems = HEAD * kSlotChunks;  ///< slot vectors of a stage
+  static constexpr int kKeyStep = Tr::kThreads / kChunks;  ///< keys between a thread's items
+  static constexpr int kSlotChunks = Tr::kTile / kVec;     ///< key vectors per dim (V slots)
+  static constexpr int kSlotItems = HEAD * kSlotChunks;    ///< slot vectors of a stage
   static constexpr int kSlotIters = (kSlotItems + Tr::kThreads - 1) / Tr::kThreads;
   static_assert(Tr::kThreads % kSlotChunks == 0, "a thread keeps its key vector");
+  /// [key][dim] rows: K copied dims fastest, and V along the dims.
+  static constexpr KeyStage kRowMajor{Tr::kRowStride, kVec};
+  /// [vector][key]: K copied slots fastest (x-split).
+  static constexpr KeyStage kVectorMajor{kVec, Tr::kTile* kVec};
 };
 
 /// Key and vector index of dim item c of a stage: dims fastest (key c / kChunks), or with
@@ -72,6 +72,32 @@ __device__ __forceinline__ StageItem stage_item(int c, bool slots_fast) {
   constexpr int kChunks = StageItems<HEAD, KV>::kChunks;
   if (slots_fast) return {c % 8 + 8 * (c / (8 * kChunks)), (c / 8) % kChunks};
   return {c / kChunks, c % kChunks};
+}
+
+/// This thread's dim items of every stage, computed once per block: the K stage order and,
+/// where StageItems::kFixedChunk holds, item 0's key and stage places (item i lies kKeyStep
+/// keys further), so the copies of a stage compute no item index.
+struct ThreadItems {
+  bool slots_fast;   ///< K copied slots fastest into [vector][key] (x-split), else [key][dim]
+  KeyStage k_order;  ///< the K stage layout
+  int key;           ///< kFixedChunk: key of item 0
+  int chunk;         ///< kFixedChunk: the vector of every item
+  int k_dst;         ///< kFixedChunk: K stage element of item 0
+  int k_step;        ///< kFixedChunk: K stage elements between items
+  int v_dst;         ///< kFixedChunk: [key][dim] V stage element of item 0
+};
+template <int HEAD, class KV>
+__device__ __forceinline__ ThreadItems thread_items(bool slots_fast) {
+  using It = StageItems<HEAD, KV>;
+  const StageItem first = stage_item<HEAD, KV>(threadIdx.x, slots_fast);
+  const KeyStage k = slots_fast ? It::kVectorMajor : It::kRowMajor;
+  return {slots_fast,
+          k,
+          first.key,
+          first.chunk,
+          first.key * k.key + first.chunk * k.vector,
+          It::kKeyStep * k.key,
+          first.key * It::kRowMajor.key + first.chunk * It::kRowMajor.vector};
 }
 
 /// Block-table facts of this thread's items in one stage, loaded one stage before its copies.
@@ -99,14 +125,15 @@ __device__ __forceinline__ int block_of(const GqaParams& p, int tok) {
 template <int HEAD, class KV, bool POW2>
 __device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const GqaParams& p,
                                              const int32_t* table_row, int tile0, int span_lo,
-                                             int span_hi, bool slots_fast, bool v_slots) {
+                                             int span_hi, const ThreadItems& items, bool v_slots) {
   using It = StageItems<HEAD, KV>;
   using Tr = typename It::Tr;
   const int tid = threadIdx.x;
 #pragma unroll
   for (int i = 0; i < It::kIters; ++i) {
     const int c = tid + i * Tr::kThreads;
-    const int tok = tile0 + stage_item<HEAD, KV>(c, slots_fast).key;
+    const int tok = tile0 + (It::kFixedChunk ? items.key + i * It::kKeyStep
+                                             : stage_item<HEAD, KV>(c, items.slots_fast).key);
     e.phys[i] = -1;
     e.slot[i] = 0;
     if ((It::kItems % Tr::kThreads == 0 || c < It::kItems) && tok >= span_lo && tok < span_hi) {
@@ -139,8 +166,8 @@ struct ChunkOffsets {
 /// Issues the copies of stage `tile0` (entries `e`) into k_dst / v_dst. Keys not read are
 /// zero-filled (a 0-byte cp.async of an in-bounds address); a slot vector only partly inside
 /// [span_lo, span_hi) is read element by element (never beyond the span). k_head / v_head:
-/// the tensors at this kv head; dim items in stage_item's order (`slots_fast`), K into
-/// `k_order`, V along the dims into [key][dim]. Block, slot and dim strides and a slot's
+/// the tensors at this kv head; dim items in stage_item's order (`items.slots_fast`), K into
+/// `items.k_order`, V along the dims into [key][dim]. Block, slot and dim strides and a slot's
 /// offset within a block fit in 32 bits (host check in gqa_uses_tensor_cores); only the block
 /// term is 64-bit.
 template <int HEAD, class KV>
@@ -148,33 +175,43 @@ __device__ __forceinline__ void issue_stage(const StageEntries<HEAD, KV>& e, con
                                             const KV* k_head, const KV* v_head,
                                             const StageOffsets<HEAD, sizeof(KV)>& off,
                                             ChunkOffsets fixed, int tile0, int span_lo, int span_hi,
-                                            bool slots_fast, KeyStage k_order, bool v_slots,
-                                            KV* k_dst, KV* v_dst) {
+                                            const ThreadItems& items, bool v_slots, KV* k_dst,
+                                            KV* v_dst) {
   using It = StageItems<HEAD, KV>;
   using Tr = typename It::Tr;
   constexpr int kVec = It::kVec;
   const int tid = threadIdx.x;
+  // Item i goes to dst + first + i * step (kFixedChunk), else to its place in `order`.
   auto copy_dims = [&](const KV* head, uint32_t block_stride, uint32_t slot_stride,
-                       const int32_t* vec_off, int32_t fixed_off, KeyStage order, KV* dst) {
+                       const int32_t* vec_off, int32_t fixed_off, KeyStage order, int first,
+                       int step, KV* dst) {
 #pragma unroll
     for (int i = 0; i < It::kIters; ++i) {
       const int c = tid + i * Tr::kThreads;
       if (It::kItems % Tr::kThreads != 0 && c >= It::kItems) break;
-      const StageItem item = stage_item<HEAD, KV>(c, slots_fast);
-      const int32_t voff = It::kFixedChunk ? fixed_off : vec_off[item.chunk];
+      int32_t voff;
+      int place;
+      if constexpr (It::kFixedChunk) {
+        voff = fixed_off;
+        place = first + i * step;
+      } else {
+        const StageItem item = stage_item<HEAD, KV>(c, items.slots_fast);
+        voff = vec_off[item.chunk];
+        place = item.key * order.key + item.chunk * order.vector;
+      }
       const uint32_t ph = e.phys[i] >= 0 ? static_cast<uint32_t>(e.phys[i]) : 0u;
       const uint64_t o =
           uint64_t{ph} * block_stride +
           (static_cast<uint32_t>(e.slot[i]) * slot_stride + static_cast<uint32_t>(voff));
-      cp_async16(dst + item.key * order.key + item.chunk * order.vector, head + o,
-                 e.phys[i] >= 0 ? 16 : 0);
+      cp_async16(dst + place, head + o, e.phys[i] >= 0 ? 16 : 0);
     }
   };
   copy_dims(k_head, static_cast<uint32_t>(p.key.block), static_cast<uint32_t>(p.key.slot),
-            off.key_vec, fixed.key, k_order, k_dst);
+            off.key_vec, fixed.key, items.k_order, items.k_dst, items.k_step, k_dst);
   if (!v_slots) {
     copy_dims(v_head, static_cast<uint32_t>(p.value.block), static_cast<uint32_t>(p.value.slot),
-              off.value_vec, fixed.value, KeyStage{Tr::kRowStride, kVec}, v_dst);
+              off.value_vec, fixed.value, It::kRowMajor, items.v_dst,
+              It::kKeyStep * It::kRowMajor.key, v_dst);
     return;
   }
   // V with slots contiguous: item (dim, key vector kc = tid % kSlotChunks).

@@ -8,8 +8,8 @@
 #include "attention/attention_params.h"
 #include "attention_gqa/gqa_host.h"
 #include "attention_gqa/gqa_params.h"
+#include "common/host_checks.h"
 #include "common/kernel_lists.h"
-#include "pagecheck/plugin_read.h"
 
 namespace pagecheck::kernels {
 namespace {
@@ -38,13 +38,22 @@ constexpr int32_t kGqaBlockSizes[] = {1, 8, 16, 32, 64, 128, 256};
 /// (row, head, partition) keeps more loads in flight (docs/kernels.md, "v3_gqa").
 constexpr int64_t kSmallGroup = 4;
 
-/// True when `args` (checked by check_gqa) is a small group that v2_split's kernels implement.
-bool runs_split(const pc_device_info* device, const pc_paged_attention_args* args) {
-  const pc_paged_attention_args a = abi::read(*args);
-  if (a.cache.num_kv_heads <= 0 || a.num_heads / a.cache.num_kv_heads >= kSmallGroup) {
-    return false;
+/// How v3_gqa runs a call: its arguments read once, the outcome of its checks, and whether the
+/// call is a small group that v2_split's kernels run (their own checks accept it).
+struct Route {
+  pc_paged_attention_args args{};                 ///< read with read_attention_args
+  KernelStatus status = KernelStatus::success();  ///< v3_gqa's checks
+  bool split = false;                             ///< runs on v2_split's kernels
+};
+Route route(const pc_device_info* device, const void* args) {
+  Route r;
+  r.status = read_attention_args(static_cast<const pc_paged_attention_args*>(args), r.args);
+  if (r.status.ok()) r.status = check_gqa(device, r.args);
+  if (r.status.ok()) {
+    r.split = r.args.num_heads / r.args.cache.num_kv_heads < kSmallGroup &&
+              check_read_args(AttentionVariant::kV2Split, device, r.args).ok();
   }
-  return check_attention(AttentionVariant::kV2Split, device, args).ok();
+  return r;
 }
 
 /// Every partition size a launch may use, ascending and once each: the tensor-core and
@@ -70,25 +79,23 @@ constexpr PartitionSizeList kDeclaredPartitionSizes = [] {
 
 pc_status can_implement(const pc_variant*, const pc_device_info* device, const void* args,
                         char* msg, size_t len) {
-  return report(check_gqa(device, static_cast<const pc_paged_attention_args*>(args)), msg, len);
+  return report(route(device, args).status, msg, len);
 }
 size_t workspace(const pc_variant*, const pc_device_info* device, const void* args) {
-  const auto* a = static_cast<const pc_paged_attention_args*>(args);
-  if (a == nullptr || a->struct_size == 0 || !check_gqa(device, a).ok()) return 0;
-  return runs_split(device, a) ? attention_workspace_bytes(AttentionVariant::kV2Split, a)
-                               : gqa_workspace_bytes(device, a);
+  const Route r = route(device, args);
+  if (!r.status.ok()) return 0;
+  return r.split ? checked_attention_workspace(AttentionVariant::kV2Split, r.args)
+                 : gqa_workspace_bytes(device, r.args);
 }
 pc_status launch(const pc_variant*, const pc_device_info* device, const void* args,
                  void* workspace_ptr, void* stream, char* msg, size_t len) {
-  const auto* a = static_cast<const pc_paged_attention_args*>(args);
-  KernelStatus st = check_gqa(device, a);
-  if (st.ok()) {
-    st = runs_split(device, a)
-             ? launch_attention(AttentionVariant::kV2Split, device, a, workspace_ptr,
-                                static_cast<cudaStream_t>(stream))
-             : launch_gqa_attention(device, a, workspace_ptr, static_cast<cudaStream_t>(stream));
-  }
-  return report(st, msg, len);
+  const Route r = route(device, args);
+  if (!r.status.ok()) return report(r.status, msg, len);
+  const auto s = static_cast<cudaStream_t>(stream);
+  return report(r.split
+                    ? launch_checked_attention(AttentionVariant::kV2Split, r.args, workspace_ptr, s)
+                    : launch_gqa_attention(device, r.args, workspace_ptr, s),
+                msg, len);
 }
 
 }  // namespace

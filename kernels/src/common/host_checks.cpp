@@ -1,6 +1,8 @@
 /// Shared argument checks of the built-in variants.
 #include "common/host_checks.h"
 
+#include <cmath>
+
 #include "common/kernel_lists.h"
 #include "pagecheck/plugin_read.h"
 
@@ -170,6 +172,71 @@ KernelStatus check_attention_pointers(const pc_paged_attention_args& a) {
                        require_min(a.query_stride_token, 1, "query_stride_token"),
                        require_min(a.out_stride_head, 1, "out_stride_head"),
                        require_min(a.out_stride_token, 1, "out_stride_token"));
+}
+
+KernelStatus read_attention_args(const pc_paged_attention_args* args,
+                                 pc_paged_attention_args& out) {
+  if (args == nullptr) return KernelStatus::invalid("args is NULL");
+  KernelStatus st = require_struct_size(args->struct_size, "args");
+  if (st.ok()) out = abi::read(*args);
+  return st;
+}
+
+KernelStatus check_attention_structs(const pc_paged_attention_args& a) {
+  return first_failure(require_struct_size(a.cache.struct_size, "args.cache"),
+                       require_struct_size(a.batch.struct_size, "args.batch"),
+                       require_struct_size(a.features.struct_size, "args.features"));
+}
+
+KernelStatus check_attention_batch(const pc_paged_attention_args& a, int64_t max_query_len) {
+  constexpr int64_t kMaxGridY = 65535;
+  constexpr int64_t kMaxContext = int64_t{1} << 30;
+  auto str = [](int64_t v) { return std::to_string(v); };
+  const pc_ragged_batch& b = a.batch;
+  KernelStatus st = first_failure(
+      require_min(b.num_seqs, 0, "batch.num_seqs"), require_min(a.num_heads, 1, "num_heads"),
+      require_min(b.num_query_tokens, 0, "batch.num_query_tokens"),
+      require_min(b.max_blocks_per_seq, 1, "batch.max_blocks_per_seq"),
+      require_min(b.block_table_stride, b.max_blocks_per_seq, "batch.block_table_stride"),
+      require_min(b.max_context_len, 0, "batch.max_context_len"),
+      require_min(a.cache.num_kv_heads, 1, "cache.num_kv_heads"),
+      require_min(a.cache.block_size, 1, "cache.block_size"));
+  if (!st.ok()) return st;
+  if (b.max_query_len > max_query_len) {
+    return KernelStatus::unsupported("batch.max_query_len (" + str(b.max_query_len) + ") exceeds " +
+                                     str(max_query_len));
+  }
+  if (b.query_start == nullptr && b.num_query_tokens != b.num_seqs) {
+    return KernelStatus::invalid("batch.num_query_tokens (" + str(b.num_query_tokens) +
+                                 ") differs from batch.num_seqs (" + str(b.num_seqs) +
+                                 ") without query_start");
+  }
+  if (a.num_heads % a.cache.num_kv_heads != 0) {
+    return KernelStatus::invalid("num_heads (" + str(a.num_heads) +
+                                 ") is not a multiple of cache.num_kv_heads (" +
+                                 str(a.cache.num_kv_heads) + ")");
+  }
+  const int64_t capacity = b.max_blocks_per_seq * a.cache.block_size;
+  if (b.max_context_len > capacity) {
+    return KernelStatus::invalid("batch.max_context_len (" + str(b.max_context_len) +
+                                 ") exceeds max_blocks_per_seq * block_size (" + str(capacity) +
+                                 ")");
+  }
+  if (b.num_seqs > kMaxGridY) {
+    return KernelStatus::unsupported("batch.num_seqs (" + str(b.num_seqs) +
+                                     ") exceeds 65535 (grid y)");
+  }
+  if (b.max_context_len > kMaxContext) {
+    return KernelStatus::unsupported("batch.max_context_len (" + str(b.max_context_len) +
+                                     ") exceeds 2^30 tokens");
+  }
+  const pc_attention_features& f = a.features;
+  if (f.window < 0) return KernelStatus::invalid("features.window (" + str(f.window) + ") < 0");
+  if (!(f.soft_cap >= 0.f) || !std::isfinite(f.soft_cap)) {
+    return KernelStatus::invalid("features.soft_cap must be finite and >= 0");
+  }
+  if (!std::isfinite(a.scale)) return KernelStatus::invalid("scale is not finite");
+  return KernelStatus::success();
 }
 
 }  // namespace pagecheck::kernels

@@ -48,6 +48,19 @@ KernelStatus require_shared_memory(const pc_device_info* device, int64_t need,
 /// context lengths, output: invalid when NULL) and its query / output strides (invalid < 1).
 KernelStatus check_attention_pointers(const pc_paged_attention_args& args);
 
+/// Reads the attention arguments at `args` into `out` (abi::read: a shorter struct of an older
+/// writer is completed with defaults): invalid when `args` is NULL or its struct_size is 0.
+KernelStatus read_attention_args(const pc_paged_attention_args* args, pc_paged_attention_args& out);
+/// The attention call's sub-struct sizes (args.cache, args.batch, args.features): invalid when 0.
+KernelStatus check_attention_structs(const pc_paged_attention_args& args);
+/// The attention call's ragged batch and features, as every attention variant takes them (after
+/// its cache checks): counts >= 0 (heads, blocks per sequence >= 1), a block-table row stride >=
+/// max_blocks_per_seq, query lengths up to `max_query_len` (through query_start; without it one
+/// token per sequence), num_heads a multiple of cache.num_kv_heads, max_context_len within the
+/// table's capacity and 2^30 tokens, at most 65535 sequences (grid y), window >= 0, a finite
+/// soft-cap >= 0 and a finite scale.
+KernelStatus check_attention_batch(const pc_paged_attention_args& args, int64_t max_query_len);
+
 /// Runs the checks in order and returns the first failure (or success).
 template <typename... Checks>
 KernelStatus first_failure(const Checks&... checks) {

@@ -89,8 +89,8 @@ inline dim3 copy_grid(const CopyParams& p, int chunk_dims) {
 
 /// Launches a vectorized copy with p.unroll items per thread (1, or the family's large unroll):
 /// the staged x-split kernel where copy_detail::staged(p), else the vectorized kernel of p's
-/// path. Family names its kernels: vectorized<Codec, kU, kPath>() and
-/// staged<Codec, kU>(), and kGather / kName.
+/// path. Family is a CopyFamily (copy_family.cuh): vectorized<Codec, kU, kPath>(),
+/// staged<Codec, kU>(), kGather and kName.
 template <typename Family, typename Codec>
 KernelStatus launch_vectorized_copy(const CopyParams& p, cudaStream_t stream) {
   constexpr int kLarge =

@@ -273,30 +273,36 @@ KernelStatus check_copy(CopyVariant variant, const CopyCall& c) {
   return variant == CopyVariant::kScalar ? KernelStatus::success() : check_vectorized(c);
 }
 
-CopyCall gather_call(const pc_gather_args& a) {
-  return {PC_FAMILY_GATHER_CACHED_KV,
+/// A token-side tensor's pointer and the name of its field in the arguments.
+struct TokenField {
+  const void* data;  ///< the tensor
+  const char* name;  ///< its field ("key_out", "value", ...)
+};
+
+/// The CopyCall of either family's arguments, which spell every shared field alike; the family,
+/// dequantize and the token tensors (named differently in each) come from the caller.
+template <typename Args>
+CopyCall copy_call(const Args& a, pc_family family, bool dequantize, TokenField key,
+                   TokenField value) {
+  return {family,
           a.dtype,
-          a.dequantize != 0,
+          dequantize,
           a.num_tokens,
           a.cache,
           a.key_cache,
           a.value_cache,
           a.slot_mapping,
-          {a.key_out, a.key_stride_token, a.key_stride_head, a.value_out, a.value_stride_token,
-           a.value_stride_head, "key_out", "value_out"}};
+          {key.data, a.key_stride_token, a.key_stride_head, value.data, a.value_stride_token,
+           a.value_stride_head, key.name, value.name}};
+}
+
+CopyCall gather_call(const pc_gather_args& a) {
+  return copy_call(a, PC_FAMILY_GATHER_CACHED_KV, a.dequantize != 0, {a.key_out, "key_out"},
+                   {a.value_out, "value_out"});
 }
 
 CopyCall reshape_call(const pc_reshape_and_cache_args& a) {
-  return {PC_FAMILY_RESHAPE_AND_CACHE,
-          a.dtype,
-          false,
-          a.num_tokens,
-          a.cache,
-          a.key_cache,
-          a.value_cache,
-          a.slot_mapping,
-          {a.key, a.key_stride_token, a.key_stride_head, a.value, a.value_stride_token,
-           a.value_stride_head, "key", "value"}};
+  return copy_call(a, PC_FAMILY_RESHAPE_AND_CACHE, false, {a.key, "key"}, {a.value, "value"});
 }
 
 }  // namespace

@@ -46,6 +46,32 @@ __device__ __forceinline__ bool path_any_rows(const CopyParams& p) {
          (p.key_cache.slot_rows || p.value_cache.slot_rows);
 }
 
+/// The accesses of K and V under one path.
+struct PathAccess {
+  TensorAccess key;    ///< tensor_access<P>(false)
+  TensorAccess value;  ///< tensor_access<P>(true)
+};
+
+template <CopyPath P>
+__host__ __device__ constexpr PathAccess path_access() {
+  return {tensor_access<P>(false), tensor_access<P>(true)};
+}
+
+/// What both vectorized kernels start from: the shared memory of the warps' row-piece
+/// transposes and the run-time flags of their path.
+struct VectorizedPrologue {
+  SlotRowStage& stage;  ///< rows_to_tokens / tokens_to_rows
+  bool e5m2;            ///< an fp8 cache is E5M2 (else E4M3; raw copies ignore it)
+  bool token_fastest;   ///< path_token_fastest
+  bool any_rows;        ///< path_any_rows
+};
+
+template <CopyPath P>
+__device__ __forceinline__ VectorizedPrologue vectorized_prologue(const CopyParams& p) {
+  __shared__ SlotRowStage stage;
+  return {stage, p.fp8_e5m2 != 0, path_token_fastest<P>(p), path_any_rows<P>(p)};
+}
+
 /// True when tensor `c` accessed as A uses the row pieces of the warp for this item.
 template <TensorAccess A>
 __device__ __forceinline__ bool uses_rows(const CacheTensor& c, bool rows) {

@@ -212,6 +212,34 @@ __device__ __forceinline__ void store_token_chunk(const TokenTensor& t, int64_t 
   for (int i = 0; i < Chunk<Elem, N>::kVectors; ++i) dst[i] = in.v[i];
 }
 
+/// A chunk of Codec's cache elements, and its token side.
+template <typename Codec>
+using CacheChunk = Chunk<typename Codec::CacheElem, kChunkDims<Codec>>;
+template <typename Codec>
+using TokenChunk = Chunk<typename Codec::TokenElem, kChunkDims<Codec>>;
+
+/// The K and V chunks of a thread's kU items (ChunkT: CacheChunk or TokenChunk). Kept in
+/// registers: the kernels index them only inside fully unrolled loops.
+template <typename ChunkT, int kU>
+struct KvChunks {
+  ChunkT k[kU];  ///< key chunk of item u
+  ChunkT v[kU];  ///< value chunk of item u
+};
+
+/// The K and V scales of a thread's kU items (load_scale: 1 for raw copies, never read), loaded
+/// early, with the first loads of the kernel, and made Fp8Scale where they are used.
+template <typename Codec, int kU>
+struct KvScales {
+  float k[kU];  ///< key scale of item u
+  float v[kU];  ///< value scale of item u
+
+  /// Loads the scales of item u, whose kv head is `head`.
+  __device__ __forceinline__ void load(const CopyParams& p, int u, int head) {
+    k[u] = load_scale<Codec>(p.k_scale, p.scale_per_head, head);
+    v[u] = load_scale<Codec>(p.v_scale, p.scale_per_head, head);
+  }
+};
+
 /// One scalar-kernel element: token, head, dim of flat index i (dim fastest).
 struct ElementIndex {
   int64_t token;

@@ -23,6 +23,22 @@ namespace pagecheck::kernels::copy_detail {
 template <typename Codec>
 inline constexpr int kStagedBlocksPerSm = Codec::kConverts || Codec::kCacheBytes == 1 ? 4 : 5;
 
+/// What both staged kernels start from: the block's tile and run, and their shared memory (the
+/// V row-piece transposes and the exchange).
+template <int kU>
+struct StagedPrologue {
+  StagedBlock block;                   ///< staged_block<kU>() of the calling block
+  SlotRowStage& rows_stage;            ///< rows_to_tokens / tokens_to_rows
+  XSplitStage<kStagedRun<kU>>& stage;  ///< the exchange between the two orders
+};
+
+template <int kU>
+__device__ __forceinline__ StagedPrologue<kU> staged_prologue(const CopyParams& p) {
+  __shared__ SlotRowStage rows_stage;
+  __shared__ XSplitStage<kStagedRun<kU>> stage;
+  return {staged_block<kU>(p), rows_stage, stage};
+}
+
 /// gather, staged: the cache loads of kU items per thread in the token-fastest order (one slot
 /// per thread: its tile token is the same for every item), the V row pieces transposed per
 /// group, every chunk into the stage; after the barrier each warp takes one token's chunks,
@@ -30,13 +46,8 @@ inline constexpr int kStagedBlocksPerSm = Codec::kConverts || Codec::kCacheBytes
 template <typename Codec, int kU>
 __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
     gather_xsplit_kernel(const __grid_constant__ CopyParams p) {
-  using CacheElem = typename Codec::CacheElem;
-  using TokenElem = typename Codec::TokenElem;
   constexpr int kN = kChunkDims<Codec>;
-  constexpr int kRun = kStagedRun<kU>;
-  __shared__ SlotRowStage rows_stage;
-  __shared__ XSplitStage<kRun> stage;
-  const StagedBlock b = staged_block<kU>(p);
+  const auto [b, rows_stage, stage] = staged_prologue<kU>(p);
   // Cache order.
   const int t = lane_in_group();
   const int64_t token = b.first_token + t;
@@ -44,8 +55,7 @@ __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
   if (threadIdx.x < kTileTokens) stage.slot[t] = slot;  // threads 0..7: tile tokens 0..7
   const SlotPosition at = slot_position(slot < 0 ? 0 : slot, p.block_div);
   bool rows[kU];
-  Chunk<CacheElem, kN> k[kU];
-  Chunk<CacheElem, kN> v[kU];
+  KvChunks<CacheChunk<Codec>, kU> kv;  // item u: cache-order chunk u
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     const int chunk = b.first_chunk + cache_order_chunk<kU>(u);
@@ -53,26 +63,23 @@ __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
     rows[u] = warp_slot_rows(active, slot);
     if (!active) continue;
     const ChunkPlace c = chunk_place<kN>(p, chunk);
-    move_cache_item<true, TensorAccess::kVector>(p.key_cache, at, c.head, c.dim, rows[u], k[u]);
-    move_cache_item<true, TensorAccess::kRows>(p.value_cache, at, c.head, c.dim, rows[u], v[u]);
+    move_cache_item<true, TensorAccess::kVector>(p.key_cache, at, c.head, c.dim, rows[u], kv.k[u]);
+    move_cache_item<true, TensorAccess::kRows>(p.value_cache, at, c.head, c.dim, rows[u], kv.v[u]);
   }
   // Token order: the scales of the thread's token-order chunks, issued before the barrier.
   const int w = token_order_token();
-  float k_scale[kU];
-  float v_scale[kU];
+  KvScales<Codec, kU> scale;  // item u: token-order chunk u
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     const int chunk = min(b.first_chunk + token_order_chunk(u), b.chunks - 1);  // a real head
-    const int head = chunk_place<kN>(p, chunk).head;
-    k_scale[u] = load_scale<Codec>(p.k_scale, p.scale_per_head, head);
-    v_scale[u] = load_scale<Codec>(p.v_scale, p.scale_per_head, head);
+    scale.load(p, u, chunk_place<kN>(p, chunk).head);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
-    if (rows[u]) rows_to_tokens(rows_stage, v[u]);  // warp-uniform
+    if (rows[u]) rows_to_tokens(rows_stage, kv.v[u]);  // warp-uniform
     const int column = stage_column(cache_order_chunk<kU>(u), t);
-    stage.key[t][column] = k[u].v[0];
-    stage.value[t][column] = v[u].v[0];
+    stage.key[t][column] = kv.k[u].v[0];
+    stage.value[t][column] = kv.v[u].v[0];
   }
   __syncthreads();
   if (stage.slot[w] < 0) return;  // no barrier follows
@@ -83,14 +90,14 @@ __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
     if (chunk >= b.chunks) break;
     const ChunkPlace c = chunk_place<kN>(p, chunk);
     const int column = stage_column(token_order_chunk(u), w);
-    Chunk<CacheElem, kN> kc;
-    Chunk<CacheElem, kN> vc;
+    CacheChunk<Codec> kc;
+    CacheChunk<Codec> vc;
     kc.v[0] = stage.key[w][column];
     vc.v[0] = stage.value[w][column];
-    Chunk<TokenElem, kN> kt;
-    Chunk<TokenElem, kN> vt;
-    chunk_to_tokens<Codec>(kc, kt, fp8_scale(k_scale[u]), e5m2);
-    chunk_to_tokens<Codec>(vc, vt, fp8_scale(v_scale[u]), e5m2);
+    TokenChunk<Codec> kt;
+    TokenChunk<Codec> vt;
+    chunk_to_tokens<Codec>(kc, kt, fp8_scale(scale.k[u]), e5m2);
+    chunk_to_tokens<Codec>(vc, vt, fp8_scale(scale.v[u]), e5m2);
     store_token_chunk(p.key, b.first_token + w, c.head, c.dim, kt);
     store_token_chunk(p.value, b.first_token + w, c.head, c.dim, vt);
   }
@@ -103,41 +110,33 @@ __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
 template <typename Codec, int kU>
 __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
     reshape_xsplit_kernel(const __grid_constant__ CopyParams p) {
-  using CacheElem = typename Codec::CacheElem;
-  using TokenElem = typename Codec::TokenElem;
   constexpr int kN = kChunkDims<Codec>;
-  constexpr int kRun = kStagedRun<kU>;
-  __shared__ SlotRowStage rows_stage;
-  __shared__ XSplitStage<kRun> stage;
-  const StagedBlock b = staged_block<kU>(p);
+  const auto [b, rows_stage, stage] = staged_prologue<kU>(p);
   const bool e5m2 = p.fp8_e5m2 != 0;
   // Token order.
   const int w = token_order_token();
   const int64_t token = b.first_token + w;
   const bool token_in = token < p.num_tokens;
-  float k_scale[kU];
-  float v_scale[kU];
-  Chunk<TokenElem, kN> k[kU];
-  Chunk<TokenElem, kN> v[kU];
+  KvScales<Codec, kU> scale;           // item u: token-order chunk u
+  KvChunks<TokenChunk<Codec>, kU> kv;  // likewise
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     const int chunk = b.first_chunk + token_order_chunk(u);
     const ChunkPlace c = chunk_place<kN>(p, min(chunk, b.chunks - 1));  // a real head
-    k_scale[u] = load_scale<Codec>(p.k_scale, p.scale_per_head, c.head);
-    v_scale[u] = load_scale<Codec>(p.v_scale, p.scale_per_head, c.head);
+    scale.load(p, u, c.head);
     if (!token_in || chunk >= b.chunks) continue;
-    load_token_chunk(p.key, token, c.head, c.dim, k[u]);
-    load_token_chunk(p.value, token, c.head, c.dim, v[u]);
+    load_token_chunk(p.key, token, c.head, c.dim, kv.k[u]);
+    load_token_chunk(p.value, token, c.head, c.dim, kv.v[u]);
   }
   const int64_t my_slot = token_in ? __ldg(p.slot_mapping + token) : -1;
   if ((threadIdx.x & 31) == 0) stage.slot[w] = my_slot;
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     if (!token_in || b.first_chunk + token_order_chunk(u) >= b.chunks) continue;
-    Chunk<CacheElem, kN> kc;
-    Chunk<CacheElem, kN> vc;
-    chunk_to_cache<Codec>(k[u], kc, fp8_scale(k_scale[u]), e5m2);
-    chunk_to_cache<Codec>(v[u], vc, fp8_scale(v_scale[u]), e5m2);
+    CacheChunk<Codec> kc;
+    CacheChunk<Codec> vc;
+    chunk_to_cache<Codec>(kv.k[u], kc, fp8_scale(scale.k[u]), e5m2);
+    chunk_to_cache<Codec>(kv.v[u], vc, fp8_scale(scale.v[u]), e5m2);
     const int column = stage_column(token_order_chunk(u), w);
     stage.key[w][column] = kc.v[0];
     stage.value[w][column] = vc.v[0];
@@ -153,8 +152,8 @@ __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
     const bool active = slot >= 0 && chunk < b.chunks;
     const bool rows = warp_slot_rows(active, slot);
     const int column = stage_column(cache_order_chunk<kU>(u), t);
-    Chunk<CacheElem, kN> kc;
-    Chunk<CacheElem, kN> vc;
+    CacheChunk<Codec> kc;
+    CacheChunk<Codec> vc;
     kc.v[0] = stage.key[t][column];
     vc.v[0] = stage.value[t][column];
     if (rows) tokens_to_rows(rows_stage, vc);  // warp-uniform

@@ -2,7 +2,7 @@
 /// the strides describe. Rows whose slot is -1 are left untouched. Raw copies are bit exact;
 /// fp8 caches are copied as codes or dequantized (copy_codec.cuh).
 #include "copy/copy_codec_chunk.cuh"
-#include "copy/copy_dispatch.cuh"
+#include "copy/copy_family.cuh"
 #include "copy/copy_host.h"
 #include "copy/copy_item_access.cuh"
 #include "copy/copy_kernels.cuh"
@@ -12,7 +12,6 @@
 namespace pagecheck::kernels {
 namespace {
 
-using copy_detail::Chunk;
 using copy_detail::SlotPosition;
 
 /// naive: one thread per (token, head, dim), scalar loads and stores of K and V.
@@ -57,29 +56,19 @@ __global__ void gather_naive_kernel(const __grid_constant__ CopyParams p) {
 template <typename Codec, int kU, copy_detail::CopyPath kPath>
 __global__ void __launch_bounds__(copy_detail::kThreadsFor<kU>)
     gather_vectorized_kernel(const __grid_constant__ CopyParams p) {
-  using CacheElem = typename Codec::CacheElem;
-  using TokenElem = typename Codec::TokenElem;
-  using copy_detail::TensorAccess;
   constexpr int kN = copy_detail::kChunkDims<Codec>;
-  constexpr TensorAccess kKey = copy_detail::tensor_access<kPath>(false);
-  constexpr TensorAccess kValue = copy_detail::tensor_access<kPath>(true);
-  __shared__ copy_detail::SlotRowStage stage;
-  const bool e5m2 = p.fp8_e5m2 != 0;
-  const bool token_fastest = copy_detail::path_token_fastest<kPath>(p);
-  const bool any_rows = copy_detail::path_any_rows<kPath>(p);
+  constexpr copy_detail::PathAccess kAccess = copy_detail::path_access<kPath>();
+  const auto [stage, e5m2, token_fastest, any_rows] = copy_detail::vectorized_prologue<kPath>(p);
   copy_detail::TileItem item[kU];
   int64_t slot[kU];
-  float k_scale[kU];  // fp8: issued with the slots, not after the data arrived
-  float v_scale[kU];
+  copy_detail::KvScales<Codec, kU> scale;  // fp8: issued with the slots
   bool rows[kU];
-  Chunk<CacheElem, kN> k[kU];
-  Chunk<CacheElem, kN> v[kU];
+  copy_detail::KvChunks<copy_detail::CacheChunk<Codec>, kU> kv;
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     item[u] = copy_detail::tile_item<kU>(p, token_fastest, u, kN);
     slot[u] = item[u].active ? __ldg(p.slot_mapping + item[u].token) : -1;
-    k_scale[u] = copy_detail::load_scale<Codec>(p.k_scale, p.scale_per_head, item[u].head);
-    v_scale[u] = copy_detail::load_scale<Codec>(p.v_scale, p.scale_per_head, item[u].head);
+    scale.load(p, u, item[u].head);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
@@ -87,54 +76,43 @@ __global__ void __launch_bounds__(copy_detail::kThreadsFor<kU>)
     rows[u] = any_rows && copy_detail::warp_slot_rows(item[u].active, slot[u]);
     if (!item[u].active) continue;
     const SlotPosition at = copy_detail::slot_position(slot[u], p.block_div);
-    copy_detail::move_cache_item<true, kKey>(p.key_cache, at, item[u].head, item[u].dim, rows[u],
-                                             k[u]);
-    copy_detail::move_cache_item<true, kValue>(p.value_cache, at, item[u].head, item[u].dim,
-                                               rows[u], v[u]);
+    copy_detail::move_cache_item<true, kAccess.key>(p.key_cache, at, item[u].head, item[u].dim,
+                                                    rows[u], kv.k[u]);
+    copy_detail::move_cache_item<true, kAccess.value>(p.value_cache, at, item[u].head, item[u].dim,
+                                                      rows[u], kv.v[u]);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     if (rows[u]) {  // the whole warp: transpose the row pieces into the lanes' tokens
-      if (copy_detail::uses_rows<kKey>(p.key_cache, true)) copy_detail::rows_to_tokens(stage, k[u]);
-      if (copy_detail::uses_rows<kValue>(p.value_cache, true)) {
-        copy_detail::rows_to_tokens(stage, v[u]);
+      if (copy_detail::uses_rows<kAccess.key>(p.key_cache, true)) {
+        copy_detail::rows_to_tokens(stage, kv.k[u]);
+      }
+      if (copy_detail::uses_rows<kAccess.value>(p.value_cache, true)) {
+        copy_detail::rows_to_tokens(stage, kv.v[u]);
       }
     }
     if (!item[u].active) continue;
-    Chunk<TokenElem, kN> kt;
-    Chunk<TokenElem, kN> vt;
+    copy_detail::TokenChunk<Codec> kt;
+    copy_detail::TokenChunk<Codec> vt;
     const int head = item[u].head;
-    copy_detail::chunk_to_tokens<Codec>(k[u], kt, copy_detail::fp8_scale(k_scale[u]), e5m2);
-    copy_detail::chunk_to_tokens<Codec>(v[u], vt, copy_detail::fp8_scale(v_scale[u]), e5m2);
+    copy_detail::chunk_to_tokens<Codec>(kv.k[u], kt, copy_detail::fp8_scale(scale.k[u]), e5m2);
+    copy_detail::chunk_to_tokens<Codec>(kv.v[u], vt, copy_detail::fp8_scale(scale.v[u]), e5m2);
     copy_detail::store_token_chunk(p.key, item[u].token, head, item[u].dim, kt);
     copy_detail::store_token_chunk(p.value, item[u].token, head, item[u].dim, vt);
   }
 }
 
-/// The gather kernels for launch_vectorized_copy.
-struct GatherKernels {
-  static constexpr bool kGather = true;
-  static constexpr const char* kName = "gather_vectorized launch";
-  static constexpr const char* kScalarName = "gather_naive_kernel launch";
-  template <typename Codec>
-  static CopyKernel scalar() {
-    return gather_naive_kernel<Codec>;
-  }
-  template <typename Codec, int kU, copy_detail::CopyPath kPath>
-  static CopyKernel vectorized() {
-    return gather_vectorized_kernel<Codec, kU, kPath>;
-  }
-  template <typename Codec, int kU>
-  static CopyKernel staged() {
-    return copy_detail::gather_xsplit_kernel<Codec, kU>;
-  }
-};
+/// The family's kernel templates for CopyFamily (copy_family.cuh).
+template <typename Codec>
+using GatherScalar = KernelRef<gather_naive_kernel<Codec>>;
+template <typename Codec, int kU, copy_detail::CopyPath kPath>
+using GatherVectorized = KernelRef<gather_vectorized_kernel<Codec, kU, kPath>>;
 
 }  // namespace
 
 KernelStatus launch_gather(CopyVariant variant, const CopyCodecKey& codec, const CopyParams& p,
                            cudaStream_t stream) {
-  return launch_copy<GatherKernels>(variant, codec, p, stream);
+  return launch_copy<CopyFamily<true, GatherScalar, GatherVectorized>>(variant, codec, p, stream);
 }
 
 }  // namespace pagecheck::kernels

@@ -2,7 +2,7 @@
 /// mapping, for every cache layout the strides describe. Tokens whose slot is -1 write nothing.
 /// Raw copies are bit exact; an fp8 cache receives quantize_fp8(value / scale) (copy_codec.cuh).
 #include "copy/copy_codec_chunk.cuh"
-#include "copy/copy_dispatch.cuh"
+#include "copy/copy_family.cuh"
 #include "copy/copy_host.h"
 #include "copy/copy_item_access.cuh"
 #include "copy/copy_kernels.cuh"
@@ -12,7 +12,6 @@
 namespace pagecheck::kernels {
 namespace {
 
-using copy_detail::Chunk;
 using copy_detail::SlotPosition;
 
 /// scalar: one thread per (token, head, dim), scalar loads and stores of K and V.
@@ -55,81 +54,62 @@ __global__ void reshape_scalar_kernel(const __grid_constant__ CopyParams p) {
 template <typename Codec, int kU, copy_detail::CopyPath kPath>
 __global__ void __launch_bounds__(copy_detail::kThreadsFor<kU>)
     reshape_vectorized_kernel(const __grid_constant__ CopyParams p) {
-  using CacheElem = typename Codec::CacheElem;
-  using TokenElem = typename Codec::TokenElem;
-  using copy_detail::TensorAccess;
   constexpr int kN = copy_detail::kChunkDims<Codec>;
-  constexpr TensorAccess kKey = copy_detail::tensor_access<kPath>(false);
-  constexpr TensorAccess kValue = copy_detail::tensor_access<kPath>(true);
-  __shared__ copy_detail::SlotRowStage stage;
-  const bool e5m2 = p.fp8_e5m2 != 0;
-  const bool token_fastest = copy_detail::path_token_fastest<kPath>(p);
-  const bool any_rows = copy_detail::path_any_rows<kPath>(p);
+  constexpr copy_detail::PathAccess kAccess = copy_detail::path_access<kPath>();
+  const auto [stage, e5m2, token_fastest, any_rows] = copy_detail::vectorized_prologue<kPath>(p);
   copy_detail::TileItem item[kU];
   int64_t slot[kU];
-  float k_scale[kU];  // fp8: issued with the first loads, not after the slot arrived
-  float v_scale[kU];
-  Chunk<TokenElem, kN> k[kU];
-  Chunk<TokenElem, kN> v[kU];
+  copy_detail::KvScales<Codec, kU> scale;  // fp8: issued with the first loads
+  copy_detail::KvChunks<copy_detail::TokenChunk<Codec>, kU> kv;
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     slot[u] = -1;
     item[u] = copy_detail::tile_item<kU>(p, token_fastest, u, kN);
-    k_scale[u] = copy_detail::load_scale<Codec>(p.k_scale, p.scale_per_head, item[u].head);
-    v_scale[u] = copy_detail::load_scale<Codec>(p.v_scale, p.scale_per_head, item[u].head);
+    scale.load(p, u, item[u].head);
     if (!item[u].active) continue;
     slot[u] = __ldg(p.slot_mapping + item[u].token);
-    copy_detail::load_token_chunk(p.key, item[u].token, item[u].head, item[u].dim, k[u]);
-    copy_detail::load_token_chunk(p.value, item[u].token, item[u].head, item[u].dim, v[u]);
+    copy_detail::load_token_chunk(p.key, item[u].token, item[u].head, item[u].dim, kv.k[u]);
+    copy_detail::load_token_chunk(p.value, item[u].token, item[u].head, item[u].dim, kv.v[u]);
   }
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
     const bool active = slot[u] >= 0;
     const bool rows = any_rows && copy_detail::warp_slot_rows(active, slot[u]);
     const int head = item[u].head;
-    Chunk<CacheElem, kN> kc;
-    Chunk<CacheElem, kN> vc;
+    copy_detail::CacheChunk<Codec> kc;
+    copy_detail::CacheChunk<Codec> vc;
     if (active) {
-      copy_detail::chunk_to_cache<Codec>(k[u], kc, copy_detail::fp8_scale(k_scale[u]), e5m2);
-      copy_detail::chunk_to_cache<Codec>(v[u], vc, copy_detail::fp8_scale(v_scale[u]), e5m2);
+      copy_detail::chunk_to_cache<Codec>(kv.k[u], kc, copy_detail::fp8_scale(scale.k[u]), e5m2);
+      copy_detail::chunk_to_cache<Codec>(kv.v[u], vc, copy_detail::fp8_scale(scale.v[u]), e5m2);
     }
     if (rows) {  // the whole warp: transpose the lanes' tokens into row pieces
-      if (copy_detail::uses_rows<kKey>(p.key_cache, true)) copy_detail::tokens_to_rows(stage, kc);
-      if (copy_detail::uses_rows<kValue>(p.value_cache, true)) {
+      if (copy_detail::uses_rows<kAccess.key>(p.key_cache, true)) {
+        copy_detail::tokens_to_rows(stage, kc);
+      }
+      if (copy_detail::uses_rows<kAccess.value>(p.value_cache, true)) {
         copy_detail::tokens_to_rows(stage, vc);
       }
     }
     if (!active) continue;
     const SlotPosition at = copy_detail::slot_position(slot[u], p.block_div);
-    copy_detail::move_cache_item<false, kKey>(p.key_cache, at, head, item[u].dim, rows, kc);
-    copy_detail::move_cache_item<false, kValue>(p.value_cache, at, head, item[u].dim, rows, vc);
+    copy_detail::move_cache_item<false, kAccess.key>(p.key_cache, at, head, item[u].dim, rows, kc);
+    copy_detail::move_cache_item<false, kAccess.value>(p.value_cache, at, head, item[u].dim, rows,
+                                                       vc);
   }
 }
 
-/// The reshape kernels for launch_vectorized_copy.
-struct ReshapeKernels {
-  static constexpr bool kGather = false;
-  static constexpr const char* kName = "reshape_vectorized launch";
-  static constexpr const char* kScalarName = "reshape_scalar_kernel launch";
-  template <typename Codec>
-  static CopyKernel scalar() {
-    return reshape_scalar_kernel<Codec>;
-  }
-  template <typename Codec, int kU, copy_detail::CopyPath kPath>
-  static CopyKernel vectorized() {
-    return reshape_vectorized_kernel<Codec, kU, kPath>;
-  }
-  template <typename Codec, int kU>
-  static CopyKernel staged() {
-    return copy_detail::reshape_xsplit_kernel<Codec, kU>;
-  }
-};
+/// The family's kernel templates for CopyFamily (copy_family.cuh).
+template <typename Codec>
+using ReshapeScalar = KernelRef<reshape_scalar_kernel<Codec>>;
+template <typename Codec, int kU, copy_detail::CopyPath kPath>
+using ReshapeVectorized = KernelRef<reshape_vectorized_kernel<Codec, kU, kPath>>;
 
 }  // namespace
 
 KernelStatus launch_reshape(CopyVariant variant, const CopyCodecKey& codec, const CopyParams& p,
                             cudaStream_t stream) {
-  return launch_copy<ReshapeKernels>(variant, codec, p, stream);
+  return launch_copy<CopyFamily<false, ReshapeScalar, ReshapeVectorized>>(variant, codec, p,
+                                                                          stream);
 }
 
 }  // namespace pagecheck::kernels

@@ -2,6 +2,7 @@
 // whose data buffers are empty (the converter reads descriptors only), with fresh random shapes.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
@@ -34,13 +35,11 @@ ref::PagedCacheLayout random_cache(Random& r, ref::CacheKind kind, DType dtype, 
   return ref::make_cache_layout(kind, dtype, shape, padding, combined, scales);
 }
 
-void expect_strides(const pc_cache_strides& got, const ref::CacheTensorStrides& want) {
-  EXPECT_EQ(got.block, want.block);
-  EXPECT_EQ(got.head, want.head);
-  EXPECT_EQ(got.slot, want.slot);
-  EXPECT_EQ(got.group, want.group);
-  EXPECT_EQ(got.dim, want.dim);
-  EXPECT_EQ(got.dim_split, want.dim_split);
+/// The six strides {block, head, slot, group, dim, dim_split} of a pc_cache_strides or a
+/// ref::CacheTensorStrides (both name them alike), so that one EXPECT_EQ compares and prints all.
+template <typename Strides>
+std::array<int64_t, 6> strides_of(const Strides& s) {
+  return {s.block, s.head, s.slot, s.group, s.dim, s.dim_split};
 }
 
 /// A token tensor's ABI fields (`what`: its name): the caller's pointer and the layout's token
@@ -62,8 +61,8 @@ void expect_cache(const pc_kv_cache& got, const ref::PagedCacheLayout& want, con
   EXPECT_EQ(got.num_kv_heads, want.num_kv_heads);
   EXPECT_EQ(got.head_size, want.head_size);
   EXPECT_EQ(got.block_size, want.block_size);
-  expect_strides(got.key, want.key);
-  expect_strides(got.value, want.value);
+  EXPECT_EQ(strides_of(got.key), strides_of(want.key)) << "key";
+  EXPECT_EQ(strides_of(got.value), strides_of(want.value)) << "value";
   EXPECT_EQ(got.combined != 0, want.combined);
   EXPECT_EQ(got.value_base, want.combined ? want.value_base : 0);
   EXPECT_EQ(got.k_scale, k_scale);
