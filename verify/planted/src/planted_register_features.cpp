@@ -3,6 +3,7 @@
 /// params of every planted attention kernel from the version-2 arguments (attention_params).
 #include <iterator>
 
+#include "common/attention_batch_fields.h"
 #include "pagecheck/plugin_read.h"
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/planted.h"
@@ -97,14 +98,9 @@ AttentionParams attention_params(const pc_paged_attention_args& raw) {
   set_row_cache(r, c.key, c.value, c.num_blocks, c.num_kv_heads, c.head_size, c.block_size);
   r.num_heads = a.num_heads;
   r.num_seqs = a.batch.num_seqs;
-  r.query_start = a.batch.query_start;
-  r.context_lens = a.batch.context_lens;
-  r.block_table = a.batch.block_table;
-  r.block_table_stride = a.batch.block_table_stride;
+  kernels::fill_batch_fields(r, a);
   r.k_scale = c.k_scale;
   r.v_scale = c.v_scale;
-  r.alibi_slopes = a.features.alibi_slopes;
-  r.sinks = a.features.sinks;
   r.window = a.features.window;
   r.soft_cap = a.features.soft_cap;
   r.causal = a.features.causal;
