@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,17 @@ TEST_F(SplitAndBaseline, RefuseWhatTheKernelsCannotDo) {
        [](pc_paged_attention_args& a) { x_split_float16(a.cache, 72, 16); }},
       {PC_STATUS_UNSUPPORTED, "only x-split",
        [](pc_paged_attention_args& a) { a.cache.kind = PC_CACHE_NHD; }},
+      // Two problems: the invalid argument is named before what the kernels cannot do.
+      {PC_STATUS_INVALID_ARGUMENT, "features.window",
+       [](pc_paged_attention_args& a) {
+         a.features.window = -1;
+         a.batch.max_query_len = 17;
+       }},
+      {PC_STATUS_INVALID_ARGUMENT, "scale is not finite",
+       [](pc_paged_attention_args& a) {
+         a.scale = std::numeric_limits<float>::quiet_NaN();
+         a.batch.num_seqs = 70000;
+       }},
   };
   for (const VariantInfo* v : variants) {
     SCOPED_TRACE(v->name);

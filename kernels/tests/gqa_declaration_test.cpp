@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -187,6 +188,17 @@ TEST_F(Gqa, RefusesWhatTheKernelCannotDo) {
        [](pc_paged_attention_args& a) { a.value_cache = nullptr; }},
       {PC_STATUS_UNSUPPORTED, "65535 (grid y)",
        [](pc_paged_attention_args& a) { a.batch.num_seqs = 70000; }},
+      // Two problems: the invalid argument is named before what the kernels cannot do.
+      {PC_STATUS_INVALID_ARGUMENT, "not a multiple of cache.num_kv_heads",
+       [](pc_paged_attention_args& a) {
+         a.num_heads = 15;
+         a.batch.max_query_len = 17;
+       }},
+      {PC_STATUS_INVALID_ARGUMENT, "scale is not finite",
+       [](pc_paged_attention_args& a) {
+         a.scale = std::numeric_limits<float>::quiet_NaN();
+         a.batch.num_seqs = 70000;
+       }},
   };
   for (const auto& c : cases) {
     pc_paged_attention_args a = gqa_args();
@@ -249,6 +261,7 @@ TEST_F(Gqa, SmallGroupsRunOnTheSplitKernelsWhereThoseImplementTheCall) {
   ASSERT_TRUE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &mha).ok());
   const std::size_t split =
       kernels::attention_workspace_bytes(kernels::AttentionVariant::kV2Split, &mha);
+  ASSERT_TRUE(kernels::check_gqa(&dev, mha).ok());
   const std::size_t own = kernels::gqa_workspace_bytes(&dev, mha);
   ASSERT_GT(split, 0u);
   ASSERT_NE(split, own) << "the two plans must differ for this check to mean anything";
@@ -260,6 +273,7 @@ TEST_F(Gqa, SmallGroupsRunOnTheSplitKernelsWhereThoseImplementTheCall) {
   nhd.cache.key = {16 * 2 * 128, 128, 2 * 128, 0, 1, 128};
   nhd.cache.value = nhd.cache.key;
   ASSERT_FALSE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &nhd).ok());
+  ASSERT_TRUE(kernels::check_gqa(&dev, nhd).ok());
   EXPECT_EQ(gqa->workspace_bytes(h200(), &nhd), kernels::gqa_workspace_bytes(&dev, nhd));
 
   // Group 4 on the same x-split cache: v3_gqa's own kernels.
@@ -267,6 +281,7 @@ TEST_F(Gqa, SmallGroupsRunOnTheSplitKernelsWhereThoseImplementTheCall) {
   group4.cache = mha.cache;
   group4.batch = mha.batch;
   ASSERT_TRUE(kernels::check_attention(kernels::AttentionVariant::kV2Split, &dev, &group4).ok());
+  ASSERT_TRUE(kernels::check_gqa(&dev, group4).ok());
   EXPECT_EQ(gqa->workspace_bytes(h200(), &group4), kernels::gqa_workspace_bytes(&dev, group4));
   EXPECT_NE(gqa->workspace_bytes(h200(), &group4),
             kernels::attention_workspace_bytes(kernels::AttentionVariant::kV2Split, &group4));

@@ -152,16 +152,17 @@ std::size_t attention_workspace_bytes(AttentionVariant variant,
                                       const pc_paged_attention_args* args) {
   if (variant != AttentionVariant::kV2Split || args == nullptr || args->struct_size == 0) return 0;
   const pc_paged_attention_args a = abi::read(*args);
-  if (a.batch.num_seqs <= 0 || a.batch.num_query_tokens <= 0 || a.num_heads <= 0 ||
-      a.batch.max_context_len < 0 || a.cache.head_size <= 0) {
-    return 0;
-  }
+  if (a.num_heads <= 0 || a.batch.max_context_len < 0 || a.cache.head_size <= 0) return 0;
   return checked_attention_workspace(variant, a);
 }
 
 std::size_t checked_attention_workspace(AttentionVariant variant,
                                         const pc_paged_attention_args& a) {
-  return variant == AttentionVariant::kV2Split ? static_cast<std::size_t>(V2Workspace(a).total) : 0;
+  if (variant != AttentionVariant::kV2Split || a.batch.num_seqs <= 0 ||
+      a.batch.num_query_tokens <= 0) {
+    return 0;  // v1 needs none; an empty batch launches nothing
+  }
+  return static_cast<std::size_t>(V2Workspace(a).total);
 }
 
 KernelStatus launch_attention(AttentionVariant variant, const pc_device_info* device,

@@ -20,8 +20,8 @@ __device__ __forceinline__ uint32_t smem_address(const void* p) {
 /// Copies the first `bytes` (0..16) of the 16 bytes at `src` to shared `dst` and zero-fills the
 /// rest; with bytes == 0 no byte is copied (L2 may still fetch the line of `src`, which must
 /// stay an address inside the tensor). Bypasses L1 (.cg) and asks L2 to fetch the whole
-/// 128-byte line (.L2::128B): 1-2% faster on every v3_gqa shape measured on the H200 (256 B
-/// was not; docs/performance.md).
+/// 128-byte line (.L2::128B): 0-2.5% faster on the 8 v3_gqa shapes measured on the H200, none
+/// slower (256 B gave nothing; docs/performance.md).
 __device__ __forceinline__ void cp_async16(void* dst, const void* src, int bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)),

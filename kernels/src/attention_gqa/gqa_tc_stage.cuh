@@ -50,9 +50,10 @@ struct StageItems {
   /// its item i is kKeyStep keys after item i - 1 (ThreadItems).
   static constexpr bool kFixedChunk =
       Tr::kThreads % kChunks == 0 && (Tr::kThreads / 8) % kChunks == 0;
-  static constexpr int kKeyStep = Tr::kThreads / kChunks;  ///< keys between a thread's items
-  static constexpr int kSlotChunks = Tr::kTile / kVec;     ///< key vectors per dim (V slots)
-  static constexpr int kSlotItems = HEAD * kSlotChunks;    ///< slot vectors of a stage
+  static constexpr int kKeyStep =
+      Tr::kThreads / kChunks;  ///< kFixedChunk: keys between a thread's items
+  static constexpr int kSlotChunks = Tr::kTile / kVec;   ///< key vectors per dim (V slots)
+  static constexpr int kSlotItems = HEAD * kSlotChunks;  ///< slot vectors of a stage
   static constexpr int kSlotIters = (kSlotItems + Tr::kThreads - 1) / Tr::kThreads;
   static_assert(Tr::kThreads % kSlotChunks == 0, "a thread keeps its key vector");
   /// [key][dim] rows: K copied dims fastest, and V along the dims.
@@ -159,7 +160,7 @@ __device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const Gq
 /// Per-thread constants of the copies: the dim offset of this thread's vector when it is the
 /// same for all its items (StageItems::kFixedChunk), else read from the offsets table.
 struct ChunkOffsets {
-  int32_t key;    ///< K: offset of this thread's vector (stage_item(tid).chunk)
+  int32_t key;    ///< K: offset of this thread's vector (ThreadItems::chunk)
   int32_t value;  ///< V along the dims: the same
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 /// The fields every attention kernel's params struct takes from the ragged batch and the
-/// features unchanged (AttentionParams, GqaParams): filled in one place from the version-2
+/// features unchanged (AttentionParams, GqaParams, the planted kernels'
+/// RowArgs): filled in one place from the version-2
 /// arguments.
 #include "pagecheck/plugin.h"
 

@@ -202,10 +202,6 @@ KernelStatus check_attention_batch(const pc_paged_attention_args& a, int64_t max
       require_min(a.cache.num_kv_heads, 1, "cache.num_kv_heads"),
       require_min(a.cache.block_size, 1, "cache.block_size"));
   if (!st.ok()) return st;
-  if (b.max_query_len > max_query_len) {
-    return KernelStatus::unsupported("batch.max_query_len (" + str(b.max_query_len) + ") exceeds " +
-                                     str(max_query_len));
-  }
   if (b.query_start == nullptr && b.num_query_tokens != b.num_seqs) {
     return KernelStatus::invalid("batch.num_query_tokens (" + str(b.num_query_tokens) +
                                  ") differs from batch.num_seqs (" + str(b.num_seqs) +
@@ -222,6 +218,17 @@ KernelStatus check_attention_batch(const pc_paged_attention_args& a, int64_t max
                                  ") exceeds max_blocks_per_seq * block_size (" + str(capacity) +
                                  ")");
   }
+  const pc_attention_features& f = a.features;
+  if (f.window < 0) return KernelStatus::invalid("features.window (" + str(f.window) + ") < 0");
+  if (!(f.soft_cap >= 0.f) || !std::isfinite(f.soft_cap)) {
+    return KernelStatus::invalid("features.soft_cap must be finite and >= 0");
+  }
+  if (!std::isfinite(a.scale)) return KernelStatus::invalid("scale is not finite");
+  // What a valid call may still ask beyond the kernels: after every invalid-argument check.
+  if (b.max_query_len > max_query_len) {
+    return KernelStatus::unsupported("batch.max_query_len (" + str(b.max_query_len) + ") exceeds " +
+                                     str(max_query_len));
+  }
   if (b.num_seqs > kMaxGridY) {
     return KernelStatus::unsupported("batch.num_seqs (" + str(b.num_seqs) +
                                      ") exceeds 65535 (grid y)");
@@ -230,12 +237,6 @@ KernelStatus check_attention_batch(const pc_paged_attention_args& a, int64_t max
     return KernelStatus::unsupported("batch.max_context_len (" + str(b.max_context_len) +
                                      ") exceeds 2^30 tokens");
   }
-  const pc_attention_features& f = a.features;
-  if (f.window < 0) return KernelStatus::invalid("features.window (" + str(f.window) + ") < 0");
-  if (!(f.soft_cap >= 0.f) || !std::isfinite(f.soft_cap)) {
-    return KernelStatus::invalid("features.soft_cap must be finite and >= 0");
-  }
-  if (!std::isfinite(a.scale)) return KernelStatus::invalid("scale is not finite");
   return KernelStatus::success();
 }
 

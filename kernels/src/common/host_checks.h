@@ -54,11 +54,13 @@ KernelStatus read_attention_args(const pc_paged_attention_args* args, pc_paged_a
 /// The attention call's sub-struct sizes (args.cache, args.batch, args.features): invalid when 0.
 KernelStatus check_attention_structs(const pc_paged_attention_args& args);
 /// The attention call's ragged batch and features, as every attention variant takes them (after
-/// its cache checks): counts >= 0 (heads, blocks per sequence >= 1), a block-table row stride >=
-/// max_blocks_per_seq, query lengths up to `max_query_len` (through query_start; without it one
-/// token per sequence), num_heads a multiple of cache.num_kv_heads, max_context_len within the
-/// table's capacity and 2^30 tokens, at most 65535 sequences (grid y), window >= 0, a finite
-/// soft-cap >= 0 and a finite scale.
+/// its cache checks, so cache.num_kv_heads and cache.block_size are >= 1 here as well). Invalid,
+/// checked first: counts < 0 (heads, blocks per sequence < 1, and the two cache sizes), a
+/// block-table row stride < max_blocks_per_seq, num_query_tokens != num_seqs without
+/// query_start, num_heads not a multiple of cache.num_kv_heads, max_context_len beyond the
+/// table's capacity, window < 0, a soft-cap not finite or < 0, a scale not finite. Then
+/// unsupported (a valid call beyond the kernels): max_query_len > `max_query_len`, more than
+/// 65535 sequences (grid y), max_context_len > 2^30 tokens.
 KernelStatus check_attention_batch(const pc_paged_attention_args& args, int64_t max_query_len);
 
 /// Runs the checks in order and returns the first failure (or success).

@@ -22,9 +22,10 @@ template <bool kIsGather, template <typename> class Scalar,
           template <typename, int, copy_detail::CopyPath> class Vectorized>
 struct CopyFamily {
   static constexpr bool kGather = kIsGather;  ///< gather_cached_kv (else reshape_and_cache)
-  /// The launch errors' names.
+  /// The vectorized kernels' name in launch errors.
   static constexpr const char* kName =
       kIsGather ? "gather_vectorized launch" : "reshape_vectorized launch";
+  /// The scalar kernel's name in launch errors.
   static constexpr const char* kScalarName =
       kIsGather ? "gather_naive_kernel launch" : "reshape_scalar_kernel launch";
 

@@ -66,6 +66,8 @@ struct VectorizedPrologue {
   bool any_rows;        ///< path_any_rows
 };
 
+/// The VectorizedPrologue of path P. Call it once per kernel: its shared memory is a static
+/// `__shared__` of this function, the same for every call in one block.
 template <CopyPath P>
 __device__ __forceinline__ VectorizedPrologue vectorized_prologue(const CopyParams& p) {
   __shared__ SlotRowStage stage;

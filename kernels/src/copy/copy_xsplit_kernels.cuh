@@ -32,6 +32,8 @@ struct StagedPrologue {
   XSplitStage<kStagedRun<kU>>& stage;  ///< the exchange between the two orders
 };
 
+/// The StagedPrologue of the calling block. Call it once per kernel: its shared memory is a
+/// static `__shared__` of this function, the same for every call in one block.
 template <int kU>
 __device__ __forceinline__ StagedPrologue<kU> staged_prologue(const CopyParams& p) {
   __shared__ SlotRowStage rows_stage;
