@@ -1,7 +1,7 @@
 # pagecheck_cli_test(NAME SCRIPT [TIMEOUT SECONDS] [SKIP_RETURN_CODE CODE] [ARGS ...]): the CTest
 # pagecheck.test.NAME that runs `bash SCRIPT <the pagecheck binary> ARGS...`, SCRIPT in the
 # calling directory. The pagecheck target is defined later, in tools/; the generator expression
-# resolves it. Included by verify/tests and verify/tests_gpu_props.
+# resolves it. Included by verify/tests, verify/tests_gpu_props and verify/golden/tests.
 include_guard(GLOBAL)
 
 function(pagecheck_cli_test name script)
