@@ -225,7 +225,8 @@ TEST_F(Gqa, WorkspaceHoldsEveryPartitionOfEveryRow) {
     const int64_t entries = a.batch.num_query_tokens * a.num_heads * (16384 / size);
     return 2 * align(entries * 4) + align(entries * 128 * 4);
   };
-  // fp16 queries on the fp8 NHD cache run on tensor cores, 16 rows a block: 3 sequences x 2 kv
+  // fp16 queries on the fp8 NHD cache run on tensor cores, two 8-row tiles a block (32 rows a
+  // sequence and kv head: gqa_tc_rows_per_block): 3 sequences x 2 kv
   // heads x 2 row chunks (group 8 x 4 tokens) = 12 blocks per partition, and the largest size
   // whose grid still reaches 132 - 132 / 8 = 116 blocks is 1024 (16 x 12 = 192; 2048: 96).
   ASSERT_TRUE(kernels::gqa_uses_tensor_cores(a));
@@ -345,12 +346,17 @@ TEST(GqaTensorCores, ChosenOnlyWhereItsLoadsFit) {
   const pc_device_info device = h200();
   pc_paged_attention_args a = gqa_args();  // fp16 queries, fp8 NHD cache
   EXPECT_TRUE(kernels::gqa_uses_tensor_cores(a));
-  EXPECT_EQ(kernels::gqa_launch_shape(&device, a).rows_per_block, kernels::kGqaTensorCoreRows);
+  EXPECT_TRUE(kernels::gqa_launch_shape(&device, a).tensor_cores);
+  // 8 query heads per kv head x up to 4 tokens = 32 rows: two 8-row tiles a block.
+  EXPECT_EQ(kernels::gqa_launch_shape(&device, a).rows_per_block, 2 * kernels::kGqaTensorCoreRows);
+  pc_paged_attention_args decode = a;
+  decode.batch.max_query_len = 1;  // 8 rows: one tile
+  EXPECT_EQ(kernels::gqa_launch_shape(&device, decode).rows_per_block, kernels::kGqaTensorCoreRows);
   a.dtype = PC_DTYPE_BFLOAT16;
   EXPECT_TRUE(kernels::gqa_uses_tensor_cores(a));
   a.dtype = PC_DTYPE_FLOAT32;
   EXPECT_FALSE(kernels::gqa_uses_tensor_cores(a)) << "float32 queries";
-  EXPECT_NE(kernels::gqa_launch_shape(&device, a).rows_per_block, kernels::kGqaTensorCoreRows);
+  EXPECT_FALSE(kernels::gqa_launch_shape(&device, a).tensor_cores);
 
   pc_paged_attention_args odd = gqa_args();
   odd.key_cache = static_cast<const char*>(odd.key_cache) + 1;  // not 16-byte aligned

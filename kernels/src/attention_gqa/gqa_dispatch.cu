@@ -6,43 +6,64 @@
 #include "attention_gqa/gqa_traits.h"
 #include "common/dispatch.h"
 
+#include <string>
+#include <type_traits>
+
 namespace pagecheck::kernels {
 
-KernelStatus dispatch_gqa(int64_t head_size, int rows_per_block, const GqaParams& params,
+KernelStatus dispatch_gqa(int64_t head_size, const GqaLaunchShape& shape, const GqaParams& params,
                           cudaStream_t stream) {
   return dispatch_head_size(head_size, [&](auto head_tag) {
     constexpr int kHead = decltype(head_tag)::value;
-    if (rows_per_block == kGqaTensorCoreRows) {
+    if (shape.tensor_cores) {
       const bool fp8 = params.kv_dtype == PC_DTYPE_FP8_E4M3 || params.kv_dtype == PC_DTYPE_FP8_E5M2;
-      if (params.io_dtype == PC_DTYPE_FLOAT16) {
-        return fp8 ? launch_gqa_tc<kHead, __half, uint8_t>(params, stream)
-                   : launch_gqa_tc<kHead, __half, __half>(params, stream);
+      auto launch_rows = [&](auto rows_tag) {
+        constexpr int kRows = decltype(rows_tag)::value;
+        if (params.io_dtype == PC_DTYPE_FLOAT16) {
+          return fp8 ? launch_gqa_tc<kHead, kRows, __half, uint8_t>(params, stream)
+                     : launch_gqa_tc<kHead, kRows, __half, __half>(params, stream);
+        }
+        if (params.io_dtype == PC_DTYPE_BFLOAT16) {
+          return fp8 ? launch_gqa_tc<kHead, kRows, __nv_bfloat16, uint8_t>(params, stream)
+                     : launch_gqa_tc<kHead, kRows, __nv_bfloat16, __nv_bfloat16>(params, stream);
+        }
+        return KernelStatus::invalid("v3_gqa: tensor cores need float16 or bfloat16 queries");
+      };
+      switch (shape.rows_per_block) {
+        case kGqaTensorCoreRows:
+          return launch_rows(std::integral_constant<int, kGqaTensorCoreRows>{});
+        case 2 * kGqaTensorCoreRows:
+          return launch_rows(std::integral_constant<int, 2 * kGqaTensorCoreRows>{});
       }
-      if (params.io_dtype == PC_DTYPE_BFLOAT16) {
-        return fp8 ? launch_gqa_tc<kHead, __nv_bfloat16, uint8_t>(params, stream)
-                   : launch_gqa_tc<kHead, __nv_bfloat16, __nv_bfloat16>(params, stream);
-      }
-      return KernelStatus::invalid("v3_gqa: tensor cores need float16 or bfloat16 queries");
+      return KernelStatus::invalid("v3_gqa: unsupported tensor-core rows per block " +
+                                   std::to_string(shape.rows_per_block));
     }
-    switch (rows_per_block) {
+    switch (shape.rows_per_block) {
       case 4:
         return launch_gqa<kHead, 4>(params, stream);
       case 8:
         return launch_gqa<kHead, 8>(params, stream);
     }
     return KernelStatus::invalid("v3_gqa: unsupported rows per block " +
-                                 std::to_string(rows_per_block));
+                                 std::to_string(shape.rows_per_block));
   });
 }
 
-int64_t gqa_smem_bytes(int64_t head_size, int rows_per_block, bool fp8) {
+int64_t gqa_smem_bytes(int64_t head_size, const GqaLaunchShape& shape, bool fp8) {
   int64_t bytes = 0;
   (void)dispatch_head_size(head_size, [&](auto head_tag) {
     constexpr int kHead = decltype(head_tag)::value;
-    bytes = rows_per_block == kGqaTensorCoreRows ? (fp8 ? gqa::GqaTcTraits<kHead, 1>::kSmemBytes
-                                                        : gqa::GqaTcTraits<kHead, 2>::kSmemBytes)
-            : rows_per_block <= 4                ? gqa::GqaTraits<kHead, 4>::kSmemBytes
-                                                 : gqa::GqaTraits<kHead, 8>::kSmemBytes;
+    constexpr int kTwoTiles = 2 * kGqaTensorCoreRows;
+    if (shape.tensor_cores) {
+      const bool two = shape.rows_per_block > kGqaTensorCoreRows;
+      bytes = fp8 ? (two ? gqa::GqaTcTraits<kHead, 1, kTwoTiles>::kSmemBytes
+                         : gqa::GqaTcTraits<kHead, 1>::kSmemBytes)
+                  : (two ? gqa::GqaTcTraits<kHead, 2, kTwoTiles>::kSmemBytes
+                         : gqa::GqaTcTraits<kHead, 2>::kSmemBytes);
+    } else {
+      bytes = shape.rows_per_block <= 4 ? gqa::GqaTraits<kHead, 4>::kSmemBytes
+                                        : gqa::GqaTraits<kHead, 8>::kSmemBytes;
+    }
     return KernelStatus::success();
   });
   return bytes;

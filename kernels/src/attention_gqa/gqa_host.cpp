@@ -30,7 +30,8 @@ Plan make_plan(const pc_device_info* device, const pc_paged_attention_args& a) {
   const int64_t group = a.num_heads / a.cache.num_kv_heads;
   const int64_t q_bound = b.max_query_len > 1 ? b.max_query_len : 1;
   const int64_t rows = group * q_bound;
-  plan.rows_per_block = gqa_uses_tensor_cores(a) ? kGqaTensorCoreRows : gqa_rows_per_block(rows);
+  plan.tensor_cores = gqa_uses_tensor_cores(a);
+  plan.rows_per_block = plan.tensor_cores ? gqa_tc_rows_per_block(rows) : gqa_rows_per_block(rows);
   plan.row_chunks = (rows + plan.rows_per_block - 1) / plan.rows_per_block;
   const int64_t ctx = b.max_context_len;
   plan.window = a.features.window > 0 && a.features.window < ctx ? a.features.window : 0;
@@ -132,9 +133,9 @@ KernelStatus check_device(const pc_device_info* device, const pc_paged_attention
     return KernelStatus::unsupported("batch.max_context_len (" + str(a.batch.max_context_len) +
                                      ") needs more than 65535 partitions");
   }
-  return require_shared_memory(
-      device, gqa_smem_bytes(a.cache.head_size, plan.rows_per_block, is_fp8(a.cache.dtype)),
-      "head_size " + str(a.cache.head_size));
+  return require_shared_memory(device,
+                               gqa_smem_bytes(a.cache.head_size, plan, is_fp8(a.cache.dtype)),
+                               "head_size " + str(a.cache.head_size));
 }
 
 /// The cache, the batch and features (check_attention_batch), the pointers and the device.
@@ -279,7 +280,7 @@ KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_a
   if (int64_t{p.num_kv_heads} * p.row_chunks > (int64_t{1} << 31) - 1) {
     return KernelStatus::unsupported("num_kv_heads x row chunks exceeds the grid");
   }
-  return dispatch_gqa(a.cache.head_size, plan.rows_per_block, p, stream);
+  return dispatch_gqa(a.cache.head_size, plan, p, stream);
 }
 
 }  // namespace pagecheck::kernels

@@ -33,7 +33,8 @@ bool gqa_uses_tensor_cores(const pc_paged_attention_args& args);
 
 /// The launch geometry of a checked call (what workspace_bytes and the launch derive alone).
 struct GqaLaunchShape {
-  int rows_per_block = 4;       ///< rows per thread block (4 or 8; 16 on tensor cores)
+  bool tensor_cores = false;    ///< the tensor-core kernel (gqa_uses_tensor_cores)
+  int rows_per_block = 4;       ///< rows per thread block (4 or 8; on tensor cores 8 or 16)
   int64_t row_chunks = 1;       ///< blocks per (sequence, kv head) along the rows
   int32_t partition_size = 0;   ///< tokens per partition (0: too many partitions)
   int64_t partitions = 1;       ///< partitions of the longest context, >= 1
@@ -43,13 +44,13 @@ struct GqaLaunchShape {
 /// The launch geometry of `args` on `device` (may be NULL: 132 SMs assumed).
 GqaLaunchShape gqa_launch_shape(const pc_device_info* device, const pc_paged_attention_args& args);
 
-/// Compile-time dispatch over head size and rows per block (gqa_dispatch.cu); 16 rows per block
-/// is the tensor-core kernel (float16 / bfloat16 params.io_dtype).
-KernelStatus dispatch_gqa(int64_t head_size, int rows_per_block, const GqaParams& params,
+/// Compile-time dispatch over head size and the kernel of `shape` (gqa_dispatch.cu): the
+/// tensor-core kernel (float16 / bfloat16 params.io_dtype), or the CUDA-core kernel of
+/// shape.rows_per_block rows.
+KernelStatus dispatch_gqa(int64_t head_size, const GqaLaunchShape& shape, const GqaParams& params,
                           cudaStream_t stream);
-/// Dynamic shared memory of the partition kernel for (head size, rows per block: 16 = tensor
-/// cores, whose stages hold fp8 codes when `fp8`); 0 when the
-/// head size is not compiled (gqa_dispatch.cu).
-int64_t gqa_smem_bytes(int64_t head_size, int rows_per_block, bool fp8);
+/// Dynamic shared memory of the partition kernel of `shape` for a head size (tensor-core stages
+/// hold fp8 codes when `fp8`); 0 when the head size is not compiled (gqa_dispatch.cu).
+int64_t gqa_smem_bytes(int64_t head_size, const GqaLaunchShape& shape, bool fp8);
 
 }  // namespace pagecheck::kernels

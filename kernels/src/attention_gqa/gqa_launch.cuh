@@ -60,22 +60,27 @@ KernelStatus launch_gqa(const GqaParams& p, cudaStream_t stream) {
                                           "gqa_partition_kernel<v3_gqa> launch", p, stream);
 }
 
-template <int HEAD, class T, class KV>
+template <int HEAD, int ROWS, class T, class KV>
 KernelStatus launch_gqa_tc(const GqaParams& p, cudaStream_t stream) {
-  using Tr = gqa::GqaTcTraits<HEAD, sizeof(KV)>;
-  return launch_partition_and_merge<HEAD>(&gqa::gqa_tc_partition_kernel<HEAD, T, KV>, Tr::kThreads,
-                                          static_cast<int>(Tr::kSmemBytes), Tr::kRows,
+  using Tr = gqa::GqaTcTraits<HEAD, sizeof(KV), ROWS>;
+  return launch_partition_and_merge<HEAD>(&gqa::gqa_tc_partition_kernel<HEAD, ROWS, T, KV>,
+                                          Tr::kThreads, static_cast<int>(Tr::kSmemBytes), Tr::kRows,
                                           "gqa_tc_partition_kernel<v3_gqa> launch", p, stream);
 }
 
 /// Explicit instantiations of one head size (used by the generated files).
-#define PAGECHECK_GQA_INSTANTIATE(HEAD)                                                       \
-  template KernelStatus launch_gqa<HEAD, 4>(const GqaParams&, cudaStream_t);                  \
-  template KernelStatus launch_gqa<HEAD, 8>(const GqaParams&, cudaStream_t);                  \
-  template KernelStatus launch_gqa_tc<HEAD, __half, __half>(const GqaParams&, cudaStream_t);  \
-  template KernelStatus launch_gqa_tc<HEAD, __nv_bfloat16, __nv_bfloat16>(const GqaParams&,   \
-                                                                          cudaStream_t);      \
-  template KernelStatus launch_gqa_tc<HEAD, __half, uint8_t>(const GqaParams&, cudaStream_t); \
-  template KernelStatus launch_gqa_tc<HEAD, __nv_bfloat16, uint8_t>(const GqaParams&, cudaStream_t);
+#define PAGECHECK_GQA_TC_INSTANTIATE(HEAD, ROWS)                                                   \
+  template KernelStatus launch_gqa_tc<HEAD, ROWS, __half, __half>(const GqaParams&, cudaStream_t); \
+  template KernelStatus launch_gqa_tc<HEAD, ROWS, __nv_bfloat16, __nv_bfloat16>(const GqaParams&,  \
+                                                                                cudaStream_t);     \
+  template KernelStatus launch_gqa_tc<HEAD, ROWS, __half, uint8_t>(const GqaParams&,               \
+                                                                   cudaStream_t);                  \
+  template KernelStatus launch_gqa_tc<HEAD, ROWS, __nv_bfloat16, uint8_t>(const GqaParams&,        \
+                                                                          cudaStream_t);
+#define PAGECHECK_GQA_INSTANTIATE(HEAD)                                      \
+  template KernelStatus launch_gqa<HEAD, 4>(const GqaParams&, cudaStream_t); \
+  template KernelStatus launch_gqa<HEAD, 8>(const GqaParams&, cudaStream_t); \
+  PAGECHECK_GQA_TC_INSTANTIATE(HEAD, 8)                                      \
+  PAGECHECK_GQA_TC_INSTANTIATE(HEAD, 16)
 
 }  // namespace pagecheck::kernels

@@ -17,8 +17,9 @@ namespace pagecheck::kernels {
 template <int HEAD, int ROWS>
 KernelStatus launch_gqa(const GqaParams& params, cudaStream_t stream);
 /// The same with the tensor-core partition kernel (gqa_tc_kernel.cuh) for queries of T (__half
-/// or __nv_bfloat16) on a cache of KV (T, or uint8_t for fp8 codes), 16 rows per chunk.
-template <int HEAD, class T, class KV>
+/// or __nv_bfloat16) on a cache of KV (T, or uint8_t for fp8 codes), ROWS (8 or 16) rows a
+/// chunk.
+template <int HEAD, int ROWS, class T, class KV>
 KernelStatus launch_gqa_tc(const GqaParams& params, cudaStream_t stream);
 
 }  // namespace pagecheck::kernels

@@ -1,7 +1,7 @@
 #pragma once
 /// The sm_80+ instructions of v3_gqa's tensor-core path, each a thin inline-PTX wrapper:
 /// asynchronous 16-byte copies into shared memory (cp.async, zero-filling what is not read),
-/// ldmatrix (plain and transposed) and mma.sync m16n8k16 with float32 accumulators for
+/// ldmatrix (plain and transposed), movmatrix and mma.sync m16n8k16 with float32 accumulators for
 /// float16 and bfloat16 operands. PTX ISA, "Warp-level matrix instructions" and
 /// "cp.async"; fragment layouts in gqa_tc_kernel.cuh.
 #include <cuda_bf16.h>
@@ -59,6 +59,16 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* 
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(smem_address(row)));
 #endif
+}
+
+/// The transpose of an 8x8 b16 matrix held one register a lane (lane i: row i / 4, columns
+/// 2 (i % 4) + {0, 1}) into the same layout (movmatrix, sm_75+).
+__device__ __forceinline__ uint32_t movmatrix_trans(uint32_t x) {
+  uint32_t y = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
+#endif
+  return y;
 }
 
 /// c += a b for a 16x16 (row-major) and b 16x8 (column-major) tile of T (__half or

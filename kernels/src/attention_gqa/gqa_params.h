@@ -74,8 +74,16 @@ struct GqaParams {
 /// choose_gqa_partition_size picks one per launch. v3_gqa declares this list.
 inline constexpr std::array<int32_t, 9> kGqaPartitionSizes = {64,   128,  256,  512,  1024,
                                                               2048, 4096, 8192, 16384};
-/// Query rows per thread block of the tensor-core kernel (GqaTcTraits::kRows).
-inline constexpr int kGqaTensorCoreRows = 16;
+/// Query rows of one row tile of the tensor-core kernel: the N = 8 of its mma.m16n8k16 (S^T = K
+/// Q^T). A block takes one tile, or two where a (sequence, kv head) has more than 8 rows
+/// (gqa_tc_rows_per_block).
+inline constexpr int kGqaTensorCoreRows = 8;
+/// Query rows per block of the tensor-core kernel for `rows` = group * max_query_len rows per
+/// (sequence, kv head): 8, or 16 above 8 rows (two tiles sharing every K/V fragment, so that
+/// 16 rows read the cache once, not twice).
+inline constexpr int gqa_tc_rows_per_block(int64_t rows) {
+  return rows <= kGqaTensorCoreRows ? kGqaTensorCoreRows : 2 * kGqaTensorCoreRows;
+}
 /// Largest q_len per sequence v3_gqa accepts.
 inline constexpr int kGqaMaxQueryLen = 16;
 /// Warps (one per row) per block of the merge kernel.

@@ -2,17 +2,24 @@
 /// v3_gqa's tensor-core partition kernel (docs/kernels.md, "v3_gqa"), for float16 / bfloat16
 /// queries T on a cache of T or of fp8 codes (KV = uint8_t, e4m3 or e5m2 by p.kv_dtype, exact
 /// in T) whose K tensor has 16-byte vectors along the dims and whose V tensor has them along
-/// the dims or the slots. One block of GqaTcTraits::kWarps warps per (kv head, row chunk of 16
-/// rows) x sequence x partition; rows as in gqa_kernel.cuh (row v = i * group + j).
+/// the dims or the slots. One block of GqaTcTraits::kWarps warps per (kv head, row chunk of
+/// ROWS = 8 or 16 rows) x sequence x partition; rows as in gqa_kernel.cuh (row v = i * group +
+/// j). The products are computed transposed, so that each 8-row tile of a chunk (a group of 8,
+/// or q_len x a smaller group) is the mma's N = 8 and keys and dims its M = 16:
+/// S^T = K Q^T and O^T = V^T P^T. No warp computes another's logits (below head 192), no half
+/// of a 16-row Q tile is padding for 8 rows, and with 16 rows each K and V fragment serves both
+/// tiles.
 /// Per stage of 64 keys, in a pipeline of kStages stages of cp.async copies:
 ///  1. K ([key][dim], or [vector][key] for x-split) and V ([key][dim] or [dim][key]) copied
 ///     into shared memory (gqa_tc_stage.cuh; the block-table entries of a stage are loaded one
 ///     stage ahead); keys outside the block's attended span are zero-filled and never read
 ///     (nor their entries);
-///  2. warp w takes keys 16w..16w+15: S = Q K^T by mma.sync m16n8k16 (float32 accumulators);
+///  2. warp w takes keys 16 (w % 4)..+15: S^T = K Q^T by mma.sync m16n8k16 (K the A operand,
+///     Q's B fragments kept in registers for the whole partition; float32 accumulators);
 ///  3. scale (times k_scale), soft-cap, ALiBi, masks; online softmax per row in float32 (each
 ///     warp its own running max and sum), in log2 units so that each exponential is one exp2;
-///  4. O += P V by mma.sync, P rounded to the query dtype (the one declared rounding).
+///  4. P^T rounded to the query dtype (the one declared rounding) and turned into the B
+///     fragments of O^T += V^T P^T by movmatrix; V's A fragments by ldmatrix.
 /// fp8 stages are converted to T as the fragments are read (k_scale joins the logit scale,
 /// v_scale the output).
 /// Finally the warps' (max, sum, O) are merged in shared memory and written by write_row.
@@ -49,38 +56,42 @@ __device__ __forceinline__ uint32_t lds16(const uint8_t* p) {
   return *reinterpret_cast<const uint16_t*>(p);
 }
 
-/// B fragments of Q K^T for keys key0..key0+15 and dims d0..d0+15 (d0 a multiple of 16) of a
-/// K stage laid out as `ks` (KeyStage): {b0, b1} of n-tile 0 (keys key0..) and {b2, b3} of
-/// n-tile 1 (keys key0 + 8..). In either layout the 16 bytes an ldmatrix row address names
-/// are 8 dims of one key.
+/// A fragment of S^T = K Q^T for keys key0..key0+15 (the rows) and dims d0..d0+15 (d0 a
+/// multiple of 16) of a K stage laid out as `ks` (KeyStage): a0 = (key g, dims c2..), a1 = (key
+/// g + 8, dims c2..), a2 = (key g, dims c2 + 8..), a3 = (key g + 8, dims c2 + 8..). In either
+/// stage layout the 16 bytes an ldmatrix row address names are 8 dims of one key.
 template <class T, class KV>
-__device__ __forceinline__ void key_fragments(uint32_t (&b)[4], const KV* kt, KeyStage ks, int key0,
-                                              int d0, int lane, bool e5m2) {
+__device__ __forceinline__ void key_fragment(uint32_t (&a)[4], const KV* kt, KeyStage ks, int key0,
+                                             int d0, int lane, bool e5m2) {
   constexpr int kVec = 16 / static_cast<int>(sizeof(KV));
   if constexpr (sizeof(KV) == 2) {
-    const int d = d0 + 8 * ((lane / 8) % 2);
-    ldmatrix_x4(b, kt + (key0 + lane % 8 + 8 * (lane / 16)) * ks.key + d / kVec * ks.vector);
+    // Matrix j of the ldmatrix: keys key0 + 8 (j % 2).., dims d0 + 8 (j / 2)...
+    const int d = d0 + 8 * (lane / 16);
+    ldmatrix_x4(a, kt + (key0 + lane % 8 + 8 * ((lane / 8) % 2)) * ks.key + d / kVec * ks.vector);
   } else {  // dims d0.. lie in one 16-byte vector
     const uint8_t* row = kt + (key0 + lane / 4) * ks.key + d0 / kVec * ks.vector + 2 * (lane % 4);
-    b[0] = fp8x2_as<T>(lds16(row), e5m2);
-    b[1] = fp8x2_as<T>(lds16(row + 8), e5m2);
-    b[2] = fp8x2_as<T>(lds16(row + 8 * ks.key), e5m2);
-    b[3] = fp8x2_as<T>(lds16(row + 8 * ks.key + 8), e5m2);
+    a[0] = fp8x2_as<T>(lds16(row), e5m2);
+    a[1] = fp8x2_as<T>(lds16(row + 8 * ks.key), e5m2);
+    a[2] = fp8x2_as<T>(lds16(row + 8), e5m2);
+    a[3] = fp8x2_as<T>(lds16(row + 8 * ks.key + 8), e5m2);
   }
 }
 
-/// B fragments of P V for keys key0..key0+15 and dims d0..d0+15: {b0, b1} of dims d0.., {b2,
-/// b3} of dims d0 + 8... V_SLOTS: the stage is [dim][key] (SLOT_STRIDE), else [key][dim].
+/// A fragment of O^T = V^T P^T for dims d0..d0+15 (the rows) and keys key0..key0+15: a0 = (dim
+/// g, keys c2..), a1 = (dim g + 8, keys c2..), a2 = (dim g, keys c2 + 8..), a3 = (dim g + 8, keys
+/// c2 + 8..). V_SLOTS: the stage is [dim][key] (SLOT_STRIDE), else [key][dim] (ROW_STRIDE).
 template <class T, class KV, bool V_SLOTS, int ROW_STRIDE, int SLOT_STRIDE>
-__device__ __forceinline__ void value_fragments(uint32_t (&b)[4], const KV* vt, int key0, int d0,
-                                                int lane, bool e5m2) {
+__device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, int key0, int d0,
+                                               int lane, bool e5m2) {
   if constexpr (sizeof(KV) == 2) {
     if constexpr (V_SLOTS) {
+      // Matrix j: dims d0 + 8 (j % 2).., keys key0 + 8 (j / 2)...
       ldmatrix_x4(
-          b, vt + (d0 + lane % 8 + 8 * (lane / 16)) * SLOT_STRIDE + key0 + 8 * ((lane / 8) % 2));
+          a, vt + (d0 + lane % 8 + 8 * ((lane / 8) % 2)) * SLOT_STRIDE + key0 + 8 * (lane / 16));
     } else {
+      // Matrix j (transposed): keys key0 + 8 (j / 2).., dims d0 + 8 (j % 2)...
       ldmatrix_x4_trans(
-          b, vt + (key0 + lane % 8 + 8 * ((lane / 8) % 2)) * ROW_STRIDE + d0 + 8 * (lane / 16));
+          a, vt + (key0 + lane % 8 + 8 * (lane / 16)) * ROW_STRIDE + d0 + 8 * ((lane / 8) % 2));
     }
   } else {
     const int dim = d0 + lane / 4, key = key0 + 2 * (lane % 4);
@@ -96,37 +107,39 @@ __device__ __forceinline__ void value_fragments(uint32_t (&b)[4], const KV* vt, 
           two = uint32_t{vt[(key + 8 * k) * ROW_STRIDE + dd]} |
                 (uint32_t{vt[(key + 8 * k + 1) * ROW_STRIDE + dd]} << 8);
         }
-        b[2 * h + k] = fp8x2_as<T>(two, e5m2);
+        a[h + 2 * k] = fp8x2_as<T>(two, e5m2);
       }
     }
   }
 }
 
-/// O += P V over one stage for this warp's 16 keys (P as the A fragment `pa`) and its NT
-/// 8-dim n-tiles from dim0.
-template <int HEAD, class T, class KV, bool V_SLOTS, int NT>
-__device__ __forceinline__ void accumulate_values(float (&o)[NT][4], const uint32_t (&pa)[4],
-                                                  const KV* vt, int key0, int dim0, int lane,
-                                                  bool e5m2) {
+/// O^T += V^T P^T over one stage for this warp's 16 keys (P^T of row tile n as the B fragment
+/// {pb[n][0], pb[n][1]}) and its NM 16-dim m-tiles from dim0: each V fragment serves every tile.
+template <int HEAD, class T, class KV, bool V_SLOTS, int NR, int NM>
+__device__ __forceinline__ void accumulate_values(float (&o)[NR][NM][4],
+                                                  const uint32_t (&pb)[NR][2], const KV* vt,
+                                                  int key0, int dim0, int lane, bool e5m2) {
   using Tr = GqaTcTraits<HEAD, sizeof(KV)>;
-  static_assert(NT * 8 == Tr::kDimsPerWarp, "the warp's n-tiles");
+  static_assert(NM * 16 == Tr::kDimsPerWarp, "the warp's m-tiles");
 #pragma unroll
-  for (int dp = 0; dp < NT / 2; ++dp) {
-    uint32_t b[4];
-    value_fragments<T, KV, V_SLOTS, Tr::kRowStride, Tr::kSlotStride>(b, vt, key0, dim0 + dp * 16,
-                                                                     lane, e5m2);
-    mma_16816<T>(o[2 * dp], pa, b[0], b[1]);
-    mma_16816<T>(o[2 * dp + 1], pa, b[2], b[3]);
+  for (int m = 0; m < NM; ++m) {
+    uint32_t a[4];
+    value_fragment<T, KV, V_SLOTS, Tr::kRowStride, Tr::kSlotStride>(a, vt, key0, dim0 + m * 16,
+                                                                    lane, e5m2);
+#pragma unroll
+    for (int n = 0; n < NR; ++n) mma_16816<T>(o[n][m], a, pb[n][0], pb[n][1]);
   }
 }
 
-template <int HEAD, class T, class KV>
-__global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
-                                  GqaTcTraits<HEAD, sizeof(KV)>::kMinBlocksPerSm)
+template <int HEAD, int ROWS, class T, class KV>
+__global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
+                                  GqaTcTraits<HEAD, sizeof(KV), ROWS>::kMinBlocksPerSm)
     gqa_tc_partition_kernel(const __grid_constant__ GqaParams p) {
-  using Tr = GqaTcTraits<HEAD, sizeof(KV)>;
+  using Tr = GqaTcTraits<HEAD, sizeof(KV), ROWS>;
   constexpr int kTile = Tr::kTile, kStages = Tr::kStages, kQs = Tr::kQueryStride;
-  constexpr int kNt = Tr::kDimsPerWarp / 8;  // 8-dim n-tiles of this warp's part of O
+  constexpr int kNr = Tr::kRowTiles;          // 8-row tiles of the block's rows
+  constexpr int kNm = Tr::kDimsPerWarp / 16;  // 16-dim m-tiles of this warp's part of O^T
+  constexpr int kKs = HEAD / 16;              // 16-dim k-steps of S^T
   extern __shared__ __align__(16) unsigned char tc_smem[];
   T* const q_s = reinterpret_cast<T*>(tc_smem);
   unsigned char* const stages = tc_smem + Tr::kQueryBytes;
@@ -175,35 +188,47 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
   const float pre = capped ? qk_scale / p.soft_cap : qk_scale * kLog2e;  // times S
   const float cap2 = p.soft_cap * kLog2e;                                // times tanh
 
-  // This thread's two rows of every fragment: g and g + 8.
-  int row_lo[2], row_hi[2], row_pos[2];
-  float row_slope[2], m_run[2], l_run[2];
+  // This thread's two rows of each row tile n (columns of S^T and O^T): 8 n + c2 + {0, 1}.
+  int row_lo[kNr][2], row_hi[kNr][2], row_pos[kNr][2];
+  float row_slope[kNr][2], m_run[kNr][2], l_run[kNr][2];
 #pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int r = g + 8 * i;
-    row_lo[i] = row_hi[i] = row_pos[i] = 0;
-    row_slope[i] = 0.f;
-    if (r < s.nrows) {
-      const RowInfo row = row_info(p, s, kv_head, r);
-      row_lo[i] = max(row.lo, span_lo);
-      row_hi[i] = min(row.hi, span_hi);
-      row_pos[i] = row.pos;
-      if (p.alibi_slopes != nullptr) row_slope[i] = p.alibi_slopes[row.head] * kLog2e;
+  for (int n = 0; n < kNr; ++n) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int r = 8 * n + c2 + i;
+      row_lo[n][i] = row_hi[n][i] = row_pos[n][i] = 0;
+      row_slope[n][i] = 0.f;
+      if (r < s.nrows) {
+        const RowInfo row = row_info(p, s, kv_head, r);
+        row_lo[n][i] = max(row.lo, span_lo);
+        row_hi[n][i] = min(row.hi, span_hi);
+        row_pos[n][i] = row.pos;
+        if (p.alibi_slopes != nullptr) row_slope[n][i] = p.alibi_slopes[row.head] * kLog2e;
+      }
+      m_run[n][i] = -INFINITY;
+      l_run[n][i] = 0.f;
     }
-    m_run[i] = -INFINITY;
-    l_run[i] = 0.f;
   }
-  float o[kNt][4];
+  // O^T of row tile n: m-tile m holds dims dim0 + 16 m + g (e = 0, 1) and + 8 (e = 2, 3), rows
+  // 8 n + c2 + e % 2.
+  float o[kNr][kNm][4];
 #pragma unroll
-  for (int n = 0; n < kNt; ++n) {
+  for (int n = 0; n < kNr; ++n) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) o[n][e] = 0.f;
+    for (int m = 0; m < kNm; ++m) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o[n][m][e] = 0.f;
+    }
   }
+  // Q's B fragments of every row tile and k-step (dims c2.. and c2 + 8.. of row 8 n + g), read
+  // once stage 0 has landed (the Q tile is written while the first stages are in flight).
+  uint32_t qf[kNr][kKs][2];
 
   // One copy site: iterations t < 0 only fill the first kStages - 1 stages; iteration t >= 0
   // waits for stage t, issues stage t + kStages - 1 and computes stage t.
   // Warp w: keys 16 (w % 4) .. of every stage; O dims dim0 .. dim0 + kDimsPerWarp. The warps of
-  // a key group compute the same logits and softmax (bit-identical), each its half of P V.
+  // a key group (head sizes above 128) compute the same logits and softmax (bit-identical), each
+  // its part of O^T.
   // K copied slots fastest into [vector][key] where consecutive slots of K are consecutive
   // vectors (x-split; gqa_tc_stage.cuh), else dims fastest into [key][dim].
   const ThreadItems items = thread_items<HEAD, KV>(p.key.slot == Tr::kVector);
@@ -243,6 +268,17 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
       cp_async_wait<kStages - 2>();
       __syncthreads();  // stage t is visible; every warp is done with stage t - 1
     }
+    if (t == 0) {
+#pragma unroll
+      for (int n = 0; n < kNr; ++n) {
+#pragma unroll
+        for (int ks = 0; ks < kKs; ++ks) {
+          const T* const q_row = q_s + (8 * n + g) * kQs + ks * 16 + c2;
+          qf[n][ks][0] = *reinterpret_cast<const uint32_t*>(q_row);
+          qf[n][ks][1] = *reinterpret_cast<const uint32_t*>(q_row + 8);
+        }
+      }
+    }
     const int tn = t + kStages - 1;
     if (tn < ntiles) {
       issue_stage<HEAD, KV>(next, p, k_head, v_head, *off, fixed, tile_begin + tn * kTile, span_lo,
@@ -255,71 +291,85 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
     const KV* const vt = v_stage(t % kStages);
     const int tile0 = tile_begin + t * kTile;
 
-    // 2. S = Q K^T over this warp's 16 keys: two 8-key n-tiles.
-    float sc[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+    // 2. S^T = K Q^T over this warp's 16 keys, each K fragment for every row tile; two
+    // accumulators a tile (even and odd k-steps) halve the chain of dependent mma.
+    float sc[kNr][4], sd[kNr][4];
 #pragma unroll
-    for (int ks = 0; ks < HEAD / 16; ++ks) {
-      uint32_t a[4], b[4];
-      ldmatrix_x4(a, q_s + (lane % 8 + 8 * ((lane / 8) % 2)) * kQs + ks * 16 + 8 * (lane / 16));
-      key_fragments<T, KV>(b, kt, items.k_order, key0, ks * 16, lane, e5m2);
-      mma_16816<T>(sc[0], a, b[0], b[1]);
-      mma_16816<T>(sc[1], a, b[2], b[3]);
+    for (int n = 0; n < kNr; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sc[n][e] = sd[n][e] = 0.f;
+    }
+#pragma unroll
+    for (int ks = 0; ks < kKs; ++ks) {
+      uint32_t a[4];
+      key_fragment<T, KV>(a, kt, items.k_order, key0, ks * 16, lane, e5m2);
+#pragma unroll
+      for (int n = 0; n < kNr; ++n)
+        mma_16816<T>(ks % 2 == 0 ? sc[n] : sd[n], a, qf[n][ks][0], qf[n][ks][1]);
     }
 
-    // 3. Logits and the online softmax of rows g (e = 0, 1) and g + 8 (e = 2, 3).
-    float mx[2] = {-INFINITY, -INFINITY};
+    // 3. Logits and the online softmax: sc[n][e] is key g + 8 (e / 2) of row 8 n + c2 + e % 2.
+    bool rescale = false;
+    float alpha[kNr][2];
 #pragma unroll
-    for (int n = 0; n < 2; ++n) {
+    for (int n = 0; n < kNr; ++n) {
+      float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const int i = e / 2;
-        const int tok = tile0 + key0 + 8 * n + c2 + (e % 2);
-        float x = pre * sc[n][e];
+        const int i = e % 2;
+        const int tok = tile0 + key0 + g + 8 * (e / 2);
+        float x = pre * (sc[n][e] + sd[n][e]);
         if (capped) x = cap2 * tanhf(x);
-        x = fmaf(row_slope[i], static_cast<float>(tok - row_pos[i]), x);
-        sc[n][e] = tok >= row_lo[i] && tok < row_hi[i] ? x : -INFINITY;
+        x = fmaf(row_slope[n][i], static_cast<float>(tok - row_pos[n][i]), x);
+        sc[n][e] = tok >= row_lo[n][i] && tok < row_hi[n][i] ? x : -INFINITY;
         mx[i] = fmaxf(mx[i], sc[n][e]);
       }
-    }
-    float alpha[2];
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 1));
-      mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 2));
-      const float m_new = fmaxf(m_run[i], mx[i]);
-      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no key yet: weights stay 0
-      alpha[i] = exp2f(m_run[i] - m_use);
-      m_run[i] = m_new;
-      mx[i] = m_use;
-      l_run[i] *= alpha[i];
-    }
-#pragma unroll
-    for (int n = 0; n < 2; ++n) {
+      for (int i = 0; i < 2; ++i) {  // the max over the warp's 16 keys (lanes g = 0..7)
+        mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 4));
+        mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 8));
+        mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 16));
+        const float m_new = fmaxf(m_run[n][i], mx[i]);
+        const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no key yet: weights stay 0
+        alpha[n][i] = exp2f(m_run[n][i] - m_use);
+        rescale |= alpha[n][i] != 1.f;
+        m_run[n][i] = m_new;
+        mx[i] = m_use;
+        l_run[n][i] *= alpha[n][i];
+      }
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const int i = e / 2;
+        const int i = e % 2;
         const float w = exp2f(sc[n][e] - mx[i]);  // masked keys: exp2(-inf) = 0
         sc[n][e] = w;
-        l_run[i] += w;
+        l_run[n][i] += w;
       }
     }
-    if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {  // a new max
+    if (__any_sync(0xffffffffu, rescale)) {  // a new max
 #pragma unroll
-      for (int n = 0; n < kNt; ++n) {
-        o[n][0] *= alpha[0];
-        o[n][1] *= alpha[0];
-        o[n][2] *= alpha[1];
-        o[n][3] *= alpha[1];
+      for (int n = 0; n < kNr; ++n) {
+#pragma unroll
+        for (int m = 0; m < kNm; ++m) {
+          o[n][m][0] *= alpha[n][0];
+          o[n][m][1] *= alpha[n][1];
+          o[n][m][2] *= alpha[n][0];
+          o[n][m][3] *= alpha[n][1];
+        }
       }
     }
 
-    // 4. O += P V: P as the A fragment of one k16 step (keys 0-7 from n-tile 0, 8-15 from 1).
-    const uint32_t pa[4] = {pack2<T>(sc[0][0], sc[0][1]), pack2<T>(sc[0][2], sc[0][3]),
-                            pack2<T>(sc[1][0], sc[1][1]), pack2<T>(sc[1][2], sc[1][3])};
+    // 4. O^T += V^T P^T. P^T's fragment of keys g (rows c2, c2 + 1) transposed by movmatrix is
+    // the B fragment (keys c2, c2 + 1 of row g) of keys 0-7; likewise keys 8-15.
+    uint32_t pb[kNr][2];
+#pragma unroll
+    for (int n = 0; n < kNr; ++n) {
+      pb[n][0] = movmatrix_trans(pack2<T>(sc[n][0], sc[n][1]));
+      pb[n][1] = movmatrix_trans(pack2<T>(sc[n][2], sc[n][3]));
+    }
     if (v_slots) {
-      accumulate_values<HEAD, T, KV, true>(o, pa, vt, key0, dim0, lane, e5m2);
+      accumulate_values<HEAD, T, KV, true>(o, pb, vt, key0, dim0, lane, e5m2);
     } else {
-      accumulate_values<HEAD, T, KV, false>(o, pa, vt, key0, dim0, lane, e5m2);
+      accumulate_values<HEAD, T, KV, false>(o, pb, vt, key0, dim0, lane, e5m2);
     }
   }
   cp_async_wait<0>();
@@ -330,22 +380,27 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV)>::kThreads,
   float* const m_s = red + kGroups * Tr::kRows * HEAD;
   float* const l_s = m_s + kGroups * Tr::kRows;
 #pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    l_run[i] += __shfl_xor_sync(0xffffffffu, l_run[i], 1);
-    l_run[i] += __shfl_xor_sync(0xffffffffu, l_run[i], 2);
-  }
+  for (int n = 0; n < kNr; ++n) {
 #pragma unroll
-  for (int n = 0; n < kNt; ++n) {
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      red[(key_group * Tr::kRows + g + 8 * (e / 2)) * HEAD + dim0 + 8 * n + c2 + (e % 2)] = o[n][e];
+    for (int i = 0; i < 2; ++i) {  // the sum of a row over the warp's 16 keys (lanes g = 0..7)
+      l_run[n][i] += __shfl_xor_sync(0xffffffffu, l_run[n][i], 4);
+      l_run[n][i] += __shfl_xor_sync(0xffffffffu, l_run[n][i], 8);
+      l_run[n][i] += __shfl_xor_sync(0xffffffffu, l_run[n][i], 16);
     }
-  }
-  if (lane % 4 == 0 && dim0 == 0) {  // the warps of a key group hold the same max and sum
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      m_s[key_group * Tr::kRows + g + 8 * i] = m_run[i];
-      l_s[key_group * Tr::kRows + g + 8 * i] = l_run[i];
+    for (int m = 0; m < kNm; ++m) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        red[(key_group * Tr::kRows + 8 * n + c2 + e % 2) * HEAD + dim0 + 16 * m + g + 8 * (e / 2)] =
+            o[n][m][e];
+      }
+    }
+    if (g == 0 && dim0 == 0) {  // the warps of a key group hold the same max and sum
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        m_s[key_group * Tr::kRows + 8 * n + c2 + i] = m_run[n][i];
+        l_s[key_group * Tr::kRows + 8 * n + c2 + i] = l_run[n][i];
+      }
     }
   }
   __syncthreads();
