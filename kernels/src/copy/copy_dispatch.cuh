@@ -90,11 +90,10 @@ inline dim3 copy_grid(const CopyParams& p, int chunk_dims) {
 /// Launches a vectorized copy with p.unroll items per thread (1, or the family's large unroll):
 /// the staged x-split kernel where copy_detail::staged(p), else the vectorized kernel of p's
 /// path. Family is a CopyFamily (copy_family.cuh): vectorized<Codec, kU, kPath>(),
-/// staged<Codec, kU>(), kGather and kName.
+/// staged<Codec, kU>() and kName.
 template <typename Family, typename Codec>
 KernelStatus launch_vectorized_copy(const CopyParams& p, cudaStream_t stream) {
-  constexpr int kLarge =
-      copy_detail::large_unroll(Family::kGather, Codec::kTokenBytes, Codec::kCacheBytes);
+  constexpr int kLarge = copy_detail::large_unroll(Codec::kTokenBytes, Codec::kCacheBytes);
   if (p.unroll != 1 && p.unroll != kLarge) {
     return KernelStatus::invalid(std::string(Family::kName) + ": unroll " +
                                  std::to_string(p.unroll) + " is neither 1 nor " +

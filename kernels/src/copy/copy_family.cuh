@@ -21,7 +21,6 @@ struct KernelRef {
 template <bool kIsGather, template <typename> class Scalar,
           template <typename, int, copy_detail::CopyPath> class Vectorized>
 struct CopyFamily {
-  static constexpr bool kGather = kIsGather;  ///< gather_cached_kv (else reshape_and_cache)
   /// The vectorized kernels' name in launch errors.
   static constexpr const char* kName =
       kIsGather ? "gather_vectorized launch" : "reshape_vectorized launch";

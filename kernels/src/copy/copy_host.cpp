@@ -198,8 +198,7 @@ CopyParams make_params(const CopyCall& c) {
   const int vectors = static_cast<int>(k.num_kv_heads * (k.head_size / chunk));
   if (copy_detail::tile_items(c.num_tokens, vectors, p.token_fastest != 0) >=
       copy_detail::kUnrollFromItems) {
-    p.unroll = copy_detail::large_unroll(c.family == PC_FAMILY_GATHER_CACHED_KV,
-                                         static_cast<int>(abi::dtype_bytes(c.dtype)),
+    p.unroll = copy_detail::large_unroll(static_cast<int>(abi::dtype_bytes(c.dtype)),
                                          static_cast<int>(abi::dtype_bytes(k.dtype)));
   }
   // Items per tile (token_fastest) or per token; staged: blocks per tile. At least 1: the

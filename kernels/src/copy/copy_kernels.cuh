@@ -212,6 +212,62 @@ __device__ __forceinline__ void store_token_chunk(const TokenTensor& t, int64_t 
   for (int i = 0; i < Chunk<Elem, N>::kVectors; ++i) dst[i] = in.v[i];
 }
 
+/// Butterfly transpose of the kV x kV matrix of 16-byte vectors held by a group of kV
+/// consecutive lanes (kV a power of two, the group's first lane a multiple of kV): afterwards
+/// v[n] of group lane j is what was v[j] of group lane n. Every lane of the warp must call it.
+/// The vector to send is a copy selected by value (an lvalue conditional would put the chunk in
+/// local memory).
+template <int kV>
+__device__ __forceinline__ void transpose_lane_group(uint4 (&v)[kV]) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+  for (int b = 1; b < kV; b <<= 1) {
+    const bool upper = (lane & b) != 0;
+#pragma unroll
+    for (int n = 0; n < kV; ++n) {
+      if (n & b) continue;
+      const uint4 low = v[n];
+      const uint4 high = v[n | b];
+      const uint4 send = upper ? low : high;
+      uint4 got;
+      got.x = __shfl_xor_sync(0xffffffffu, send.x, b);
+      got.y = __shfl_xor_sync(0xffffffffu, send.y, b);
+      got.z = __shfl_xor_sync(0xffffffffu, send.z, b);
+      got.w = __shfl_xor_sync(0xffffffffu, send.w, b);
+      v[n] = upper ? got : low;
+      v[n | b] = upper ? high : got;
+    }
+  }
+}
+
+/// store_token_chunk by lane groups, for chunks of more than one 16-byte vector: the kV lanes
+/// of a group exchange their vectors (transpose_lane_group) and addresses, so that store
+/// instruction n of the group writes the whole chunk of its lane n (kV x 16 contiguous bytes,
+/// whole 32-byte sectors) instead of every lane writing 16 bytes of its own. Needs no relation
+/// between the lanes' items; every lane of the warp must call it (`active`: this lane's item is
+/// stored; an inactive lane's chunk and address are never written).
+template <typename Elem, int N>
+__device__ __forceinline__ void store_token_chunk_grouped(const TokenTensor& t, int64_t token,
+                                                          int head, int dim, bool active,
+                                                          Chunk<Elem, N> chunk) {
+  constexpr int kV = Chunk<Elem, N>::kVectors;
+  if constexpr (kV == 1) {
+    if (active) store_token_chunk(t, token, head, dim, chunk);
+  } else {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int first = lane & ~(kV - 1);
+    const int j = lane - first;
+    const uint32_t stored = __ballot_sync(0xffffffffu, active);
+    const uint64_t mine = reinterpret_cast<uint64_t>(token_at<Elem>(t, token, head, dim));
+    transpose_lane_group<kV>(chunk.v);
+#pragma unroll
+    for (int n = 0; n < kV; ++n) {
+      const uint64_t at = __shfl_sync(0xffffffffu, mine, first + n);
+      if ((stored >> (first + n)) & 1u) reinterpret_cast<uint4*>(at)[j] = chunk.v[n];
+    }
+  }
+}
+
 /// A chunk of Codec's cache elements, and its token side.
 template <typename Codec>
 using CacheChunk = Chunk<typename Codec::CacheElem, kChunkDims<Codec>>;

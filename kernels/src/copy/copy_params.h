@@ -60,7 +60,7 @@ struct CopyParams {
   int32_t fp8_e5m2;             ///< fp8 conversions: non-zero E5M2, zero E4M3
   int32_t token_fastest;        ///< vectorized: lanes walk 8 consecutive tokens of one chunk
                                 ///< (x-split style); zero: lanes walk the chunks of a token
-  int32_t unroll;               ///< vectorized: items per thread, 1 or copy_unroll() (the
+  int32_t unroll;               ///< vectorized: items per thread, 1 or large_unroll() (the
                                 ///< kernels' template argument)
   FastDiv item_div;             ///< vectorized: items per tile (token_fastest: kTileTokens x
                                 ///< chunks per token) or chunks per token (otherwise); staged

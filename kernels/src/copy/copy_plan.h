@@ -19,20 +19,21 @@ inline constexpr int kTileUnroll = 4;  ///< largest items per thread
 /// and a shorter critical path on small copies).
 inline constexpr int64_t kUnrollFromItems = int64_t{1} << 18;
 
-/// Items per thread of a large copy whose loads bring `loaded_chunk_bytes` per tensor and item
-/// (gather: the 16-byte cache chunk; reshape: the chunk's 16, 32 or 64 token bytes): kTileUnroll
-/// 16-byte loads per tensor in flight per thread, so that a converting reshape keeps the
-/// registers (and occupancy) of a raw one.
-constexpr int copy_unroll(int loaded_chunk_bytes) {
-  const int u = kTileUnroll * 16 / loaded_chunk_bytes;
+/// Items per thread of a large copy whose widest side of a chunk is `chunk_bytes` (16, 32 or
+/// 64): kTileUnroll 16-byte vectors per tensor in flight per thread, so that a converting copy
+/// keeps the registers (and occupancy) of a raw one.
+constexpr int copy_unroll(int chunk_bytes) {
+  const int u = kTileUnroll * 16 / chunk_bytes;
   return u < 1 ? 1 : u;
 }
 
-/// The large unroll of a gather (its loads: the 16-byte cache chunk) or a reshape (its loads:
-/// the chunk's token bytes), for token / cache elements of the given sizes; the host's
+/// The large unroll of a gather or a reshape with token / cache elements of the given sizes:
+/// from the chunk's wider side (16 bytes of cache elements, 16 x token_bytes / cache_bytes of
+/// tokens), which a converting copy holds in registers on either side; the host's
 /// CopyParams::unroll and the launchers' template argument both come from here.
-constexpr int large_unroll(bool gather, int token_bytes, int cache_bytes) {
-  return copy_unroll(gather ? 16 : 16 * token_bytes / cache_bytes);
+constexpr int large_unroll(int token_bytes, int cache_bytes) {
+  const int wider = token_bytes > cache_bytes ? token_bytes : cache_bytes;
+  return copy_unroll(16 * wider / cache_bytes);
 }
 
 /// Threads per block of a launch with kU items per thread (usable in device code).

@@ -44,7 +44,8 @@ __device__ __forceinline__ StagedPrologue<kU> staged_prologue(const CopyParams& 
 /// gather, staged: the cache loads of kU items per thread in the token-fastest order (one slot
 /// per thread: its tile token is the same for every item), the V row pieces transposed per
 /// group, every chunk into the stage; after the barrier each warp takes one token's chunks,
-/// converts them and stores whole row runs. Slot -1 or past the end: nothing stored.
+/// converts them and stores whole row runs (chunks wider than 16 bytes by lane groups,
+/// store_token_chunk_grouped). Slot -1 or past the end: nothing stored.
 template <typename Codec, int kU>
 __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
     gather_xsplit_kernel(const __grid_constant__ CopyParams p) {
@@ -88,8 +89,9 @@ __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
   const bool e5m2 = p.fp8_e5m2 != 0;
 #pragma unroll
   for (int u = 0; u < kU; ++u) {
+    if (b.first_chunk + u * 32 >= b.chunks) break;  // the warp's first chunk of item u
     const int chunk = b.first_chunk + token_order_chunk(u);
-    if (chunk >= b.chunks) break;
+    const bool active = chunk < b.chunks;  // the lane-group stores need the whole warp
     const ChunkPlace c = chunk_place<kN>(p, chunk);
     const int column = stage_column(token_order_chunk(u), w);
     CacheChunk<Codec> kc;
@@ -100,8 +102,8 @@ __global__ void __launch_bounds__(kTileThreads, kStagedBlocksPerSm<Codec>)
     TokenChunk<Codec> vt;
     chunk_to_tokens<Codec>(kc, kt, fp8_scale(scale.k[u]), e5m2);
     chunk_to_tokens<Codec>(vc, vt, fp8_scale(scale.v[u]), e5m2);
-    store_token_chunk(p.key, b.first_token + w, c.head, c.dim, kt);
-    store_token_chunk(p.value, b.first_token + w, c.head, c.dim, vt);
+    store_token_chunk_grouped(p.key, b.first_token + w, c.head, c.dim, active, kt);
+    store_token_chunk_grouped(p.value, b.first_token + w, c.head, c.dim, active, vt);
   }
 }
 

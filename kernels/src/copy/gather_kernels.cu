@@ -51,8 +51,10 @@ __global__ void gather_naive_kernel(const __grid_constant__ CopyParams p) {
 /// where chunks are contiguous and aligned, the lane's row pieces where the warp's groups cover
 /// whole slot rows, else strided scalar loads), then the stores, so a thread waits for two
 /// round trips to memory, not two per item. kPath compiles only the accesses of the layout
-/// (copy_item_access.cuh). Token side: one, two or four 16-byte stores per tensor and item.
-/// Inactive items (past the end, slot -1) load and store nothing.
+/// (copy_item_access.cuh). Token side: chunks of one 16-byte vector stored by their lane; wider
+/// ones (fp8 dequantized to 16 or 32-bit tokens) by lane groups (store_token_chunk_grouped), so
+/// every lane of the warp reaches the stores. Inactive items (past the end, slot -1) load and
+/// store nothing.
 template <typename Codec, int kU, copy_detail::CopyPath kPath>
 __global__ void __launch_bounds__(copy_detail::kThreadsFor<kU>)
     gather_vectorized_kernel(const __grid_constant__ CopyParams p) {
@@ -74,7 +76,11 @@ __global__ void __launch_bounds__(copy_detail::kThreadsFor<kU>)
   for (int u = 0; u < kU; ++u) {
     item[u].active = slot[u] >= 0;
     rows[u] = any_rows && copy_detail::warp_slot_rows(item[u].active, slot[u]);
-    if (!item[u].active) continue;
+    if (!item[u].active) {  // converted (not stored) by the lane-group stores below
+      kv.k[u] = {};
+      kv.v[u] = {};
+      continue;
+    }
     const SlotPosition at = copy_detail::slot_position(slot[u], p.block_div);
     copy_detail::move_cache_item<true, kAccess.key>(p.key_cache, at, item[u].head, item[u].dim,
                                                     rows[u], kv.k[u]);
@@ -91,14 +97,15 @@ __global__ void __launch_bounds__(copy_detail::kThreadsFor<kU>)
         copy_detail::rows_to_tokens(stage, kv.v[u]);
       }
     }
-    if (!item[u].active) continue;
     copy_detail::TokenChunk<Codec> kt;
     copy_detail::TokenChunk<Codec> vt;
     const int head = item[u].head;
     copy_detail::chunk_to_tokens<Codec>(kv.k[u], kt, copy_detail::fp8_scale(scale.k[u]), e5m2);
     copy_detail::chunk_to_tokens<Codec>(kv.v[u], vt, copy_detail::fp8_scale(scale.v[u]), e5m2);
-    copy_detail::store_token_chunk(p.key, item[u].token, head, item[u].dim, kt);
-    copy_detail::store_token_chunk(p.value, item[u].token, head, item[u].dim, vt);
+    copy_detail::store_token_chunk_grouped(p.key, item[u].token, head, item[u].dim, item[u].active,
+                                           kt);
+    copy_detail::store_token_chunk_grouped(p.value, item[u].token, head, item[u].dim,
+                                           item[u].active, vt);
   }
 }
 
