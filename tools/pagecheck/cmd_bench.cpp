@@ -21,6 +21,7 @@
 #include "pagecheck/bench/render.h"
 #include "pagecheck/bench/runner.h"
 #include "pagecheck/review/build_revision.h"
+#include "pagecheck/review/built_sources.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
@@ -102,17 +103,25 @@ void warn_if_stale(const std::string& repo, const std::vector<std::string>& file
   }
 }
 
-/// The current content hash of the family's built-in unit ("" when it cannot be computed, with
-/// a warning unless `quiet`).
-std::string source_hash(const std::string& repo, pc_family family, bool quiet) {
+/// The content hash of the family's built-in unit as this binary was built from it ("" when it
+/// cannot be computed, with a warning unless `recording`). `recording`: the repository's
+/// sources must hash the same (UsageError otherwise); else a difference is a warning, and the
+/// report names the sources the binary was built from.
+std::string source_hash(const std::string& repo, pc_family family, bool recording) {
   try {
     const auto families = review::load_family_sources(repo);
     const auto h = review::working_tree_hash(
         repo, review::find_family(families, family_name(family), review::kFamiliesFile));
     warn_if_stale(repo, h.files);
-    return h.hash;
+    const std::string built = review::built_source_hash(family_name(family));
+    const std::string mismatch =
+        review::built_sources_mismatch(family_name(family), built, h.hash, repo);
+    if (mismatch.empty()) return h.hash;
+    if (recording) throw UsageError("bench --record: " + mismatch);
+    std::cerr << "pagecheck bench: warning: " << mismatch << " (the report names the built ones)\n";
+    return built;
   } catch (const std::invalid_argument& e) {
-    if (!quiet) std::cerr << "pagecheck bench: warning: no source hash: " << e.what() << "\n";
+    if (!recording) std::cerr << "pagecheck bench: warning: no source hash: " << e.what() << "\n";
     return "";
   }
 }
@@ -266,6 +275,7 @@ int run_bench_command(BenchCliOptions& o) {
   for (const auto& p : o.plugins) registry.load_plugin(p);
   if (o.record || !o.record_dir.empty()) {
     for (pc_family f : families) check_record_targets(o.repo, o.record_dir, o.force, registry, f);
+    for (pc_family f : families) check_record_sources(o.repo, family_name(f), "");
   }
   int failed = 0;
   if (!o.devices.empty()) {  // the same sweep on each device, one table per device

@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <map>
 
+#include "commands.h"
 #include "pagecheck/bench/process.h"
 #include "pagecheck/review/build_revision.h"
+#include "pagecheck/review/built_sources.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/families.h"
 #include "pagecheck/review/run_conditions.h"
@@ -37,9 +39,16 @@ void record_evidence(const std::string& repo, const verify::check::RunReport& re
   const review::BuildRevision source = review::recording_revision(repo);
   const std::string revision = source.revision;
   const bool dirty = source.dirty;
+  // Every unit's sources must be the ones this binary was built from, checked before any
+  // record is written.
   for (auto& [unit, r] : records) {
     r.source_hash =
         review::working_tree_hash(repo, review::find_family(units, unit, "--record")).hash;
+    const std::string mismatch =
+        review::built_sources_mismatch(unit, review::built_source_hash(unit), r.source_hash, repo);
+    if (!mismatch.empty()) throw UsageError("verify --record: " + mismatch);
+  }
+  for (auto& [unit, r] : records) {
     r.device = report.device;
     r.date = review::utc_now_iso8601();
     r.git_revision = revision;

@@ -2,9 +2,13 @@
 #include "record_units.h"
 
 #include <filesystem>
+#include <set>
 
 #include "commands.h"
 #include "pagecheck/registry.h"
+#include "pagecheck/review/built_sources.h"
+#include "pagecheck/review/content_hash.h"
+#include "pagecheck/review/families.h"
 
 namespace pagecheck::cli {
 
@@ -27,6 +31,26 @@ void check_record_units(const std::string& repo, const std::vector<std::string>&
   if (selected > 0 && recorded == 0) {
     throw UsageError("--record: no selected variant has an entry in " + file +
                      " (nothing would be recorded)");
+  }
+}
+
+void check_record_sources(const std::string& repo, const std::string& family,
+                          const std::string& variant) {
+  const auto units = review::load_family_sources(repo);
+  const std::string file = (std::filesystem::path(repo) / review::kFamiliesFile).string();
+  VariantRegistry registry;
+  register_builtin_kernels(registry);
+  std::set<std::string> checked;  // units already compared
+  for (const auto& v : registry.variants()) {
+    const std::string f = family_name(v->variant.family);
+    if (!family.empty() && f != family) continue;
+    if (!variant.empty() && v->name != variant) continue;
+    const review::FamilySources* unit = review::recording_unit_for(units, file, f, v->name, true);
+    if (unit == nullptr || !checked.insert(unit->name).second) continue;
+    const std::string mismatch =
+        review::built_sources_mismatch(unit->name, review::built_source_hash(unit->name),
+                                       review::working_tree_hash(repo, *unit).hash, repo);
+    if (!mismatch.empty()) throw UsageError("--record: " + mismatch);
   }
 }
 

@@ -16,4 +16,10 @@ namespace pagecheck::cli {
 void check_record_units(const std::string& repo, const std::vector<std::string>& plugins,
                         const std::string& family, const std::string& variant);
 
+/// Throws UsageError when the sources of a built-in unit recorded for `family` / `variant`
+/// (empty: every one) in `repo` are not the ones this binary was built from (built_sources.h):
+/// evidence is filed under the repository's hash, so the kernels that ran must be those.
+void check_record_sources(const std::string& repo, const std::string& family,
+                          const std::string& variant);
+
 }  // namespace pagecheck::cli

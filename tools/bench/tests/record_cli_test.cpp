@@ -171,7 +171,11 @@ TEST_F(BenchRecord, ARecordingRunIsRefusedBeforeAnyWorkWhenAReportIsInTheWay) {
   if (p.err.find("no gather_cached_kv variant") != std::string::npos) {
     GTEST_SKIP() << "no built-in kernels in this build";
   }
-  EXPECT_NE(p.exit_code, 2) << p.err;  // nothing in the way: it runs (exit 3 without a GPU)
+  // Nothing in the way, but the scratch repository's kernel sources are not the ones this
+  // binary was built from: refused before any GPU work, naming both hashes' unit.
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  EXPECT_NE(p.err.find("built from gather_cached_kv sources"), std::string::npos) << p.err;
+  EXPECT_FALSE(fs::exists(recorded(".json")));
   fs::create_directories(fs::path(recorded(".json")).parent_path());
   std::ofstream(recorded(".json")) << "{}";
   p = pagecheck(run);
