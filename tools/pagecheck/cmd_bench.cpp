@@ -266,8 +266,13 @@ int run_bench_command(BenchCliOptions& o) {
         "--plot with --device N on one device");
   }
   if (o.repo.empty()) o.repo = default_repo();
+  std::vector<review::FamilySources> recorded_units;  // built-in units, checked below
   if (o.record || !o.record_dir.empty()) {
-    for (pc_family f : families) check_record_units(o.repo, o.plugins, family_name(f), "");
+    for (pc_family f : families) {
+      for (auto& unit : check_record_units(o.repo, o.plugins, family_name(f), "")) {
+        recorded_units.push_back(std::move(unit));
+      }
+    }
   }
 
   VariantRegistry registry;
@@ -275,7 +280,7 @@ int run_bench_command(BenchCliOptions& o) {
   for (const auto& p : o.plugins) registry.load_plugin(p);
   if (o.record || !o.record_dir.empty()) {
     for (pc_family f : families) check_record_targets(o.repo, o.record_dir, o.force, registry, f);
-    for (pc_family f : families) check_record_sources(o.repo, family_name(f), "");
+    check_record_sources(o.repo, recorded_units);
   }
   int failed = 0;
   if (!o.devices.empty()) {  // the same sweep on each device, one table per device

@@ -245,8 +245,8 @@ int run_verify(VerifyOptions o) {
   if (!o.kernel.empty()) parse_family(o.kernel);  // unknown family: exit 2
   check_plugins_loadable(o.plugins);              // bad plugin: exit 2
   if (o.record) {
-    check_record_units(record_repo(o), o.plugins, o.kernel, o.variant);
-    check_record_sources(record_repo(o), o.kernel, o.variant);
+    check_record_sources(record_repo(o),
+                         check_record_units(record_repo(o), o.plugins, o.kernel, o.variant));
   }
   if (o.reproduce.empty() && !replay && shard.cases(o.cases).empty()) {
     throw UsageError("--shard " + o.shard + " gets no case of --cases " + std::to_string(o.cases) +
