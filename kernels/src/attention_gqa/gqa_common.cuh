@@ -193,18 +193,20 @@ __device__ __forceinline__ bool partition_block(const GqaParams& p, int rows, in
 /// Finishes query row `row` of partition `part` from its max `m`, sum `l` and accumulator
 /// `acc(d)` (d < HEAD, already scaled by v_scale): the output when the row's attended range
 /// lies in this one partition (the sink joining the denominator), else the workspace entries
-/// gqa_merge_kernel reads; nothing when the row attends nothing here. Every thread of the
-/// block calls it with the same row.
+/// gqa_merge_kernel reads; nothing when the row attends nothing here. The `width` threads that
+/// finish the row (a warp, or the block) call it with the same row, each with its `index`
+/// below `width`: thread `index` writes dims index, index + width, ... and thread 0 the
+/// workspace's max and sum.
 template <int HEAD, class Acc>
 __device__ __forceinline__ void write_row(const GqaParams& p, const RowInfo& row, int part, float m,
-                                          float l, Acc acc, int threads) {
+                                          float l, Acc acc, int index, int width) {
   const int j_lo = row.lo / p.partition_size;
   const int j_last = (row.hi - 1) / p.partition_size;
   if (part < j_lo || part > j_last) return;
   const bool single = j_lo == j_last;
   const float factor = single ? output_factor(p, row.head, m, l) : 0.f;
   const int64_t ws = (row.qrow * p.num_heads + row.head) * p.max_partitions + part;
-  for (int d = static_cast<int>(threadIdx.x); d < HEAD; d += threads) {
+  for (int d = index; d < HEAD; d += width) {
     const float o = acc(d);
     if (single) {
       store_io(p.out, row.qrow * p.out_stride_token + row.head * p.out_stride_head + d, p.io_dtype,
@@ -213,7 +215,7 @@ __device__ __forceinline__ void write_row(const GqaParams& p, const RowInfo& row
       p.ws_out[ws * HEAD + d] = o;
     }
   }
-  if (!single && threadIdx.x == 0) {
+  if (!single && index == 0) {
     p.ws_max[ws] = m;
     p.ws_sum[ws] = l;
   }

@@ -54,16 +54,16 @@ __global__ void __launch_bounds__(GqaTraits<HEAD, ROWS>::kThreads,
   const int part = span.part, span_lo = span.span_lo, span_hi = span.span_hi;
   const int part_lo = part * p.partition_size;
 
-  // Query rows into shared memory as float (rows past the chunk: 0).
-  for (int idx = tid; idx < ROWS * HEAD; idx += Tr::kThreads) {
-    const int r = idx / HEAD, d = idx % HEAD;
-    float q = 0.f;
+  // Query rows into shared memory as float (rows past the chunk: 0), a row per warp at a time.
+  for (int r = warp; r < ROWS; r += kWarps) {
+    int64_t q_off = -1;
     if (r < s.nrows) {
       const RowInfo row = row_info(p, s, kv_head, r);
-      q = load_io(p.query, row.qrow * p.query_stride_token + row.head * p.query_stride_head + d,
-                  p.io_dtype);
+      q_off = row.qrow * p.query_stride_token + row.head * p.query_stride_head;
     }
-    q_s[r * kStride + d] = q;
+    for (int d = lane; d < HEAD; d += 32) {
+      q_s[r * kStride + d] = q_off >= 0 ? load_io(p.query, q_off + d, p.io_dtype) : 0.f;
+    }
   }
   const float k_scale = p.key.scale != nullptr ? p.key.scale[p.scale_per_head ? kv_head : 0] : 1.f;
   const float v_scale =
@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(GqaTraits<HEAD, ROWS>::kThreads,
     }
   }
   __syncthreads();
-  for (int r = 0; r < s.nrows; ++r) {
+  for (int r = warp; r < s.nrows; r += kWarps) {  // a row per warp at a time, lanes the dims
     write_row<HEAD>(
         p, row_info(p, s, kv_head, r), part, m_s[r], l_s[r],
         [&](int d) {
@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(GqaTraits<HEAD, ROWS>::kThreads,
           for (int w = 1; w < kWarps; ++w) o += red[(w * ROWS + r) * HEAD + d];
           return o;
         },
-        Tr::kThreads);
+        lane, 32);
   }
 }
 

@@ -22,7 +22,8 @@
 ///     fragments of O^T += V^T P^T by movmatrix; V's A fragments by ldmatrix.
 /// fp8 stages are converted to T as the fragments are read (k_scale joins the logit scale,
 /// v_scale the output).
-/// Finally the warps' (max, sum, O) are merged in shared memory and written by write_row.
+/// Finally the warps' (max, sum, O) are merged in shared memory and written by write_row, a
+/// row per warp at a time.
 /// Fragment layouts: PTX ISA, mma.m16n8k16 (row g = lane / 4, column pair 2 (lane % 4)).
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
@@ -252,16 +253,17 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
 #pragma unroll 1
   for (int t = 1 - kStages; t < ntiles; ++t) {
     if (t == 0) {
-      // Query rows (rows past the chunk: 0), while the first stages are in flight.
-      for (int idx = tid; idx < Tr::kRows * HEAD; idx += Tr::kThreads) {
-        const int r = idx / HEAD, d = idx - (idx / HEAD) * HEAD;
-        T q = T(0.f);
+      // Query rows (rows past the chunk: 0), while the first stages are in flight: a row per
+      // warp at a time, so that each warp works out a row's place once.
+      for (int r = warp; r < Tr::kRows; r += Tr::kWarps) {
+        const T* q_row = nullptr;
         if (r < s.nrows) {
           const RowInfo row = row_info(p, s, kv_head, r);
-          q = static_cast<const T*>(
-              p.query)[row.qrow * p.query_stride_token + row.head * p.query_stride_head + d];
+          q_row = static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
+                  row.head * p.query_stride_head;
         }
-        q_s[r * kQs + d] = q;
+        for (int d = lane; d < HEAD; d += 32)
+          q_s[r * kQs + d] = q_row != nullptr ? q_row[d] : T(0.f);
       }
     }
     if (t >= 0) {
@@ -404,7 +406,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
     }
   }
   __syncthreads();
-  for (int r = 0; r < s.nrows; ++r) {
+  // Each warp finishes rows warp, warp + kWarps, ... (its lanes the dims): the rows' merges and
+  // stores run side by side, not one row after another for the whole block.
+  for (int r = warp; r < s.nrows; r += Tr::kWarps) {
     float m = -INFINITY;
 #pragma unroll
     for (int w = 0; w < kGroups; ++w) m = fmaxf(m, m_s[w * Tr::kRows + r]);
@@ -428,7 +432,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
           }
           return acc;
         },
-        Tr::kThreads);
+        lane, 32);
   }
 }
 
