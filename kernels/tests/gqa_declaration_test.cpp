@@ -314,6 +314,32 @@ TEST(GqaPartitionSize, PicksTheLargestListedSizeThatFillsTheDevice) {
   EXPECT_EQ(choose_gqa_partition_size(1, int64_t{1} << 31, int64_t{1} << 31, 132), 0);
 }
 
+/// A span the tensor-core kernel loads at once (kGqaTcKeysInFlight keys) is not split: the
+/// largest size, one partition of a context that fits it, no merge.
+TEST(GqaPartitionSize, SpansLoadedAtOnceAreNotSplit) {
+  using kernels::choose_gqa_partition_size;
+  const int64_t in_flight = kernels::kGqaTcKeysInFlight;
+  const int32_t largest = kernels::kGqaPartitionSizes.back();
+  // 1 sequence x 8 kv heads over 128 tokens: split into 64-token halves without the rule.
+  EXPECT_EQ(choose_gqa_partition_size(8, 128, 128, 132), 64);
+  EXPECT_EQ(choose_gqa_partition_size(8, 128, 128, 132, in_flight), largest);
+  EXPECT_EQ(choose_gqa_partition_size(8, 1, 1, 132, in_flight), largest);
+  // A window of 128 keys in a 16384-token context: one partition covers it.
+  EXPECT_EQ(choose_gqa_partition_size(64, 128, 16384, 132), 64);
+  EXPECT_EQ(choose_gqa_partition_size(64, 128, 16384, 132, in_flight), largest);
+  // Longer spans follow the grid rule, with or without it.
+  for (int64_t rows : {1, 8, 64, 1000}) {
+    for (int64_t work : {in_flight + 1, int64_t{4096}}) {
+      EXPECT_EQ(choose_gqa_partition_size(rows, work, work, 132, in_flight),
+                choose_gqa_partition_size(rows, work, work, 132));
+    }
+  }
+  // The grid bound still holds: with a short window a 2^29-token context takes the largest
+  // size (32768 partitions), a 2^31-token one none (no size fits the grid).
+  EXPECT_EQ(choose_gqa_partition_size(8, 100, int64_t{1} << 29, 132, in_flight), largest);
+  EXPECT_EQ(choose_gqa_partition_size(8, 100, int64_t{1} << 31, 132, in_flight), 0);
+}
+
 TEST(GqaLoadMode, VectorsWhereTheStridesAllowThemElementsElsewhere) {
   using kernels::gqa_load_mode;
   // float16, 2 kv heads, head 128, block 16 (x = 8).

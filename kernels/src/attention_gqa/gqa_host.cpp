@@ -40,7 +40,8 @@ Plan make_plan(const pc_device_info* device, const pc_paged_attention_args& a) {
   int64_t sms = 0;
   if (device != nullptr) sms = abi::read(*device).sm_count;
   const int64_t row_blocks = b.num_seqs * a.cache.num_kv_heads * plan.row_chunks;
-  plan.partition_size = choose_gqa_partition_size(row_blocks, work, ctx, sms);
+  plan.partition_size = choose_gqa_partition_size(row_blocks, work, ctx, sms,
+                                                  plan.tensor_cores ? kGqaTcKeysInFlight : 0);
   if (plan.partition_size > 0 && ctx > 0) {
     plan.partitions = (ctx + plan.partition_size - 1) / plan.partition_size;
     // A span of `work` keys starting anywhere touches at most ceil(work / size) + 1 partitions.

@@ -97,6 +97,10 @@ inline constexpr int gqa_rows_per_block(int64_t rows) {
   return rows <= 4 ? 4 : 8;
 }
 
+/// Keys a block of the tensor-core kernel has in flight at once at the least: its pipeline's
+/// stages (GqaTcTraits::kStages >= 2, asserted there) of 64 keys.
+inline constexpr int64_t kGqaTcKeysInFlight = 128;
+
 /// Partition size for `row_blocks` thread blocks per partition index (sequences x kv heads x
 /// row chunks) over `work_len` tokens (the longest context, or the window plus the query
 /// tokens) with a grid z bound of ceil(max_context_len / size) <= kGqaMaxGridZ: the largest
@@ -104,16 +108,22 @@ inline constexpr int gqa_rows_per_block(int64_t rows) {
 /// smallest size the grid bound allows. Fewer, longer partitions win as long as nearly every SM
 /// has a block: a partition block's prologue (its first stage's latency), its workspace row
 /// and the merge cost as much as several stages (H200 measurements, docs/performance.md).
+/// A span of at most `in_flight_keys` keys (> 0: the keys a block loads at once) is not split
+/// at all: the largest size is taken, so that a block reads the whole span and writes its
+/// rows without the merge. Split, its keys would be loaded side by side all the same, and the
+/// merge kernel and the workspace round trip would come on top (docs/performance.md).
 /// Returns 0 when even the largest size needs more than kGqaMaxGridZ partitions.
 inline constexpr int32_t choose_gqa_partition_size(int64_t row_blocks, int64_t work_len,
-                                                   int64_t max_context_len, int64_t sm_count) {
+                                                   int64_t max_context_len, int64_t sm_count,
+                                                   int64_t in_flight_keys = 0) {
   const int64_t sms = sm_count > 0 ? sm_count : 132;
   const int64_t target = sms - sms / 8;
+  const bool whole = in_flight_keys > 0 && work_len <= in_flight_keys;
   int32_t chosen = 0;
   for (int32_t size : kGqaPartitionSizes) {
     const int64_t parts = (max_context_len + size - 1) / size;
     if (parts > kGqaMaxGridZ) continue;
-    if (chosen == 0) chosen = size;  // the smallest allowed size
+    if (chosen == 0 || whole) chosen = size;  // the smallest allowed size, or the largest
     const int64_t work_parts = (work_len + size - 1) / size;
     if (row_blocks * (work_parts > 0 ? work_parts : 1) >= target) chosen = size;
   }

@@ -84,6 +84,7 @@ struct GqaTcTraits {
 
   static_assert(HEAD % 16 == 0 && HEAD >= 32, "tensor-core head sizes are multiples of 16");
   static_assert(kKeyGroups * kKeysPerWarp == kTile, "the key groups split a stage's keys");
+  static_assert(kStages * kTile >= kGqaTcKeysInFlight, "the partition rule's keys in flight");
   static_assert(kDimsPerWarp % 16 == 0, "a warp's dims are whole 16-dim m-tiles");
   static_assert(kRows == 8 || kRows == 16, "one or two 8-row tiles (the n8 of mma.m16n8k16)");
   static_assert(kMergeBytes <= kQueryBytes + kStages * kStageBytes, "merge space fits");
