@@ -19,8 +19,10 @@
 ///     accumulate weight * value in float32; warps combine through shared memory.
 /// v2_split issues the loads of two of a warp's tiles together where the per-lane budget allows
 /// (kKeyBlockUnroll / kValueBlockUnroll), with the partition's block-table entries in shared
-/// memory, and its reduction kernel (which adds the sink once) is a programmatic dependent
-/// launch; v1 keeps one tile per iteration. Without a window the context length, the query and
+/// memory, a warp's first value pair is loaded before the softmax (4a), and its reduction kernel
+/// (which adds the sink once) is a programmatic dependent launch, or, when one partition covers
+/// every row (p.direct_output), absent: the partition kernel then writes the output, sink folded
+/// in as in v1; v1 keeps one tile per iteration. Without a window the context length, the query and
 /// the block-table entries are loaded together, before the first use of any of them.
 /// A token outside the range is never used: key loads of such lanes re-read a slot inside the
 /// range, and a tile the range cuts reads its values element by element inside the range only.
@@ -173,8 +175,10 @@ __global__ void __launch_bounds__(
   if (s.bad || s.ctx == 0) {
     // Context 0: the row attends nothing and becomes +0. Lengths inconsistent with the bounds
     // the shared memory / workspace were sized for: NaN rather than a plausible number. v2: the
-    // reduction writes the row.
-    if (!PARTITIONED) fill_output<T, HEAD_SIZE>(p, s.qrow, head, s.bad ? NAN : 0.f);
+    // reduction writes the row (or this block, when it writes the output directly).
+    if (!PARTITIONED || p.direct_output) {
+      fill_output<T, HEAD_SIZE>(p, s.qrow, head, s.bad ? NAN : 0.f);
+    }
     return;
   }
   // The row attends [row.lo, row.hi); this block handles the part of it in [start_token,
@@ -328,6 +332,44 @@ __global__ void __launch_bounds__(
     }
   }
 
+  // 4a. Values, first group (v2 with value block unroll): the warp's first kValueBlockUnroll
+  // tiles, when all of them are full, are loaded now, so that their round trip overlaps the
+  // barriers and passes of the softmax instead of following them (the key vectors' registers
+  // are free here). The group loop below starts with them.
+  const int vec_in_row = lane % Tr::kValueLanesPerRow;
+  const int row0 = lane / Tr::kValueLanesPerRow;
+  constexpr int kVbu = Tr::kValueBlockUnroll;
+  constexpr bool kValueGroups = PARTITIONED && kVbu > 1;
+  using ValueGroup = uint4[kValueGroups ? kVbu : 1][Tr::kValueChunks][Tr::kValueRowsPerThread];
+  // When the group's first tile starts inside the range and its last tile is full, every tile
+  // of the group exists and is full.
+  [[maybe_unused]] const auto value_group_full = [&](int blk0) {
+    return blk0 * BLOCK_SIZE >= lo_token &&
+           (blk0 + (kVbu - 1) * kWarps + 1) * BLOCK_SIZE <= end_token;
+  };
+  [[maybe_unused]] const auto load_value_group = [&](int blk0, ValueGroup& vvec) {
+#pragma unroll
+    for (int b = 0; b < (kValueGroups ? kVbu : 1); ++b) {
+      const T* v_block = value_tile(physical_of(blk0 + b * kWarps), blk0 + b * kWarps);
+#pragma unroll
+      for (int u = 0; u < Tr::kValueChunks; ++u) {
+        const int slot0 = u * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
+#pragma unroll
+        for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
+          const int row = min(row0 + r * Tr::kValueRowsPerStep, HEAD_SIZE - 1);
+          vvec[b][u][r] = load16(v_block + row * p.value_stride_dim + slot0);
+        }
+      }
+    }
+  };
+  [[maybe_unused]] ValueGroup vvec;
+  [[maybe_unused]] const int first_group = start_block + warp;
+  [[maybe_unused]] bool prefetched = false;
+  if constexpr (kValueGroups) {
+    prefetched = first_group < end_block && value_group_full(first_group);
+    if (prefetched) load_value_group(first_group, vvec);
+  }
+
   // 2b. Order of operations (docs/reference.md): scale (above), soft-cap, ALiBi; the masks are
   // the range. The key phase stored the scaled dot products; this pass over the shared logits
   // applies the soft-cap and ALiBi and takes the max (tanhf, the slope and the position inside
@@ -357,7 +399,7 @@ __global__ void __launch_bounds__(
   }
   const float exp_sum = block_sum<kWarps>(sum, scratch_sum);
   float inv_sum = 1.f / exp_sum;
-  if constexpr (!PARTITIONED) {
+  if (!PARTITIONED || p.direct_output) {
     if (p.sinks != nullptr) inv_sum = sink_factor(p.sinks[head], max_logit, exp_sum);
   }
   for (int k = first + static_cast<int>(threadIdx.x); k < last; k += Tr::kThreads) {
@@ -366,8 +408,6 @@ __global__ void __launch_bounds__(
   __syncthreads();
 
   // 4. Values: acc[r] holds dimension row0 + r * kValueRowsPerStep.
-  const int vec_in_row = lane % Tr::kValueLanesPerRow;
-  const int row0 = lane / Tr::kValueLanesPerRow;
   float acc[Tr::kValueRowsPerThread];
 #pragma unroll
   for (int r = 0; r < Tr::kValueRowsPerThread; ++r) acc[r] = 0.f;
@@ -438,31 +478,11 @@ __global__ void __launch_bounds__(
     }
   } else {
     // A warp takes kValueBlockUnroll tiles (blk0, blk0 + kWarps, ...) per iteration; when all
-    // of them are full their loads are issued together, otherwise (only at the range's ends)
-    // each tile goes through process_block.
-    constexpr int kVbu = Tr::kValueBlockUnroll;
-    for (int blk0 = start_block + warp; blk0 < end_block; blk0 += kWarps * kVbu) {
-      int64_t vphys[kVbu];
-#pragma unroll
-      for (int b = 0; b < kVbu; ++b) vphys[b] = physical_of(blk0 + b * kWarps);
-      // When the group's first tile starts inside the range and its last tile is full, every
-      // tile of the group exists and is full.
-      if (blk0 * BLOCK_SIZE >= lo_token &&
-          (blk0 + (kVbu - 1) * kWarps + 1) * BLOCK_SIZE <= end_token) {
-        uint4 vvec[kVbu][Tr::kValueChunks][Tr::kValueRowsPerThread];
-#pragma unroll
-        for (int b = 0; b < kVbu; ++b) {
-          const T* v_block = value_tile(vphys[b], blk0 + b * kWarps);
-#pragma unroll
-          for (int u = 0; u < Tr::kValueChunks; ++u) {
-            const int slot0 = u * Tr::kValueTokensPerChunk + vec_in_row * Tr::kValueVec;
-#pragma unroll
-            for (int r = 0; r < Tr::kValueRowsPerThread; ++r) {
-              const int row = min(row0 + r * Tr::kValueRowsPerStep, HEAD_SIZE - 1);
-              vvec[b][u][r] = load16(v_block + row * p.value_stride_dim + slot0);
-            }
-          }
-        }
+    // of them are full their loads are issued together (the first group's before the softmax,
+    // 4a), otherwise (only at the range's ends) each tile goes through process_block.
+    for (int blk0 = first_group; blk0 < end_block; blk0 += kWarps * kVbu) {
+      if (value_group_full(blk0)) {
+        if (!prefetched || blk0 != first_group) load_value_group(blk0, vvec);
 #pragma unroll
         for (int b = 0; b < kVbu; ++b) {
 #pragma unroll
@@ -481,7 +501,8 @@ __global__ void __launch_bounds__(
       } else {
 #pragma unroll
         for (int b = 0; b < kVbu; ++b) {
-          if (vphys[b] >= 0) process_block(blk0 + b * kWarps, vphys[b]);
+          const int64_t phys = physical_of(blk0 + b * kWarps);
+          if (phys >= 0) process_block(blk0 + b * kWarps, phys);
         }
       }
     }
@@ -498,7 +519,7 @@ __global__ void __launch_bounds__(
     float o = 0.f;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) o += out_partial[w][d];
-    if constexpr (PARTITIONED) {
+    if (PARTITIONED && !p.direct_output) {
       const int64_t idx = (s.qrow * p.num_heads + head) * p.max_num_partitions + partition;
       p.partition_out[idx * HEAD_SIZE + d] = o;
       if (d == 0) {

@@ -82,20 +82,24 @@ KernelStatus launch_attention_v2(const AttentionParams& host_params, cudaStream_
       int64_t{host_params.num_seqs} * host_params.num_heads * host_params.max_query_len;
   // Partition sizes from the grid (choose_partition_size) over the longest row range (the
   // context, or the window: max_span); the workspace, sized for kPartitionSize, holds the fewer
-  // partitions of a larger size. Also when every range fits in one partition (the reduction
-  // then copies and adds the sink): on the H200 this kernel and the dependent reduction beat
-  // the single-pass v1 kernel on every 128-token shape of the bench sweep (docs/performance.md).
+  // partitions of a larger size. Also when every range fits in one partition: on the H200 this
+  // kernel beat the single-pass v1 kernel on every 128-token shape of the bench sweep
+  // (docs/performance.md).
   AttentionParams params = host_params;
   params.tile_size = BLOCK_SIZE;
   params.partition_size = choose_partition_size(rows, params.max_span, slots);
   params.max_num_partitions =
       std::max(1, (params.max_span + params.partition_size - 1) / params.partition_size);
+  // One partition per row: the partition kernel writes the output and folds the sink in, as
+  // v1 does; no reduction launch and no workspace round trip (docs/performance.md).
+  params.direct_output = params.max_num_partitions == 1 ? 1 : 0;
   const dim3 grid(static_cast<unsigned>(params.num_heads * params.max_query_len),
                   static_cast<unsigned>(params.num_seqs),
                   static_cast<unsigned>(params.max_num_partitions));
   kernel<<<grid, Tr::kThreads,
            static_cast<size_t>(attention_v2_dynamic_smem(params.partition_size)), stream>>>(params);
   PAGECHECK_RETURN_IF_LAUNCH_FAILED("paged_attention_kernel<v2_split> launch");
+  if (params.direct_output) return KernelStatus::success();
 
   // The reduction is launched as a programmatic dependent of the partition kernel where the
   // device has it: its blocks are scheduled while the partition kernel runs and wait in

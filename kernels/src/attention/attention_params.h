@@ -49,6 +49,10 @@ struct AttentionParams {
   float* partition_max;        ///< per-partition max logit
   float* partition_sum;        ///< per-partition sum of exp(logit - partition max)
   float* partition_out;        ///< per-partition output, normalized by partition_sum
+  /// v2_split: non-zero when one partition covers every row's range (max_num_partitions == 1,
+  /// set by the launcher): the partition kernel writes the output itself (the sink folded into
+  /// its normalization, as v1 does), no reduction runs and the workspace is not touched.
+  int32_t direct_output;
 };
 
 /// Tokens per v2_split partition (a multiple of every tile): the default, and the size the
