@@ -133,6 +133,11 @@ std::vector<std::string> attention_tags(const AttentionSpec& s, const VariantCap
       if (len % partition != 0) tags.insert("partial_last_partition");
     }
   }
+  // A split-K kernel adds the sink where it finishes a row: in its merge, or, when every row
+  // fits one partition, in the partition pass itself (a path without the merge).
+  if (!s.sinks.empty()) {
+    tags.insert(tags.count("multi_partition") ? "sinks@multi_partition" : "sinks@one_partition");
+  }
   if (s.num_kv_heads == s.num_heads) {
     tags.insert("mha");
   } else if (s.num_kv_heads == 1) {
@@ -315,8 +320,10 @@ std::vector<std::string> all_edge_tags(const VariantCaps& caps) {
   all_cache_tags(caps, tags);
   if (caps.max_query_len > 1) tags.insert(tags.end(), {"q_len>1", "q_len>rest", "q_len=ctx"});
   if (caps.max_query_len > 1 && caps.has(PC_CAP_NON_CAUSAL)) tags.push_back("non_causal");
-  if (caps.has(PC_CAP_SINKS))
-    tags.insert(tags.end(), {"sinks", "sinks_far_above", "sinks_far_below"});
+  if (caps.has(PC_CAP_SINKS)) {
+    tags.insert(tags.end(), {"sinks", "sinks_far_above", "sinks_far_below", "sinks@one_partition",
+                             "sinks@multi_partition"});
+  }
   if (caps.has(PC_CAP_WINDOW)) {
     tags.insert(tags.end(),
                 {"window", "window=1", "window=ctx", "window>ctx", "window_block_edge"});

@@ -18,14 +18,15 @@ namespace pagecheck::verify::gen {
 /// "scale>1", "scales_apart>=100", "dequantize", "alibi", "large_cache", "slot=-1",
 /// "all_skipped", "random_order", "tokens=1", "strided_tokens", "repeated_slot"; features:
 /// "q_len>1", "q_len>rest", "q_len=ctx", "non_causal", "sinks", "sinks_far_above",
-/// "sinks_far_below", "window", "window=1", "window=ctx", "window>ctx", "window_block_edge",
-/// "soft_cap", "soft_cap<spread", "ctx=0"; breadth: "split_edge@P" (a context at k*P-1, k*P
-/// or k*P+1 for each edge partition size P), "kv_row>512" / "kv_row>1024" (num_kv_heads *
-/// head_size / x), "group=npow2", "group>=16", "mqa_heads>=64", "heads>=64",
-/// "table_stride>width", "bound>max_ctx", "extreme_logits", "tokens>=1024", "kv_elements>=2^21"
-/// (tokens * num_kv_heads * head_size of a copy), "spread_blocks"
-/// (8+ tokens, one per block), "whole_block" (every slot of a block); "full_range" (the
-/// full-range regime, only under PC_CAP_FULL_RANGE).
+/// "sinks_far_below", "sinks@one_partition" / "sinks@multi_partition" (sinks, and every row
+/// inside the smallest edge partition size or not), "window", "window=1", "window=ctx",
+/// "window>ctx", "window_block_edge", "soft_cap", "soft_cap<spread", "ctx=0"; breadth:
+/// "split_edge@P" (a context at k*P-1, k*P or k*P+1 for each edge partition size P), "kv_row>512" /
+/// "kv_row>1024" (num_kv_heads * head_size / x), "group=npow2", "group>=16", "mqa_heads>=64",
+/// "heads>=64", "table_stride>width", "bound>max_ctx", "extreme_logits", "tokens>=1024",
+/// "kv_elements>=2^21" (tokens * num_kv_heads * head_size of a copy), "spread_blocks" (8+ tokens,
+/// one per block), "whole_block" (every slot of a block); "full_range" (the full-range regime, only
+/// under PC_CAP_FULL_RANGE).
 std::vector<std::string> edge_tags(const CaseSpec& spec, const VariantCaps& caps);
 
 /// Every tag edge_tags can return for cases drawn under `caps` (for reports listing what was
