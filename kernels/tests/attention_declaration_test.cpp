@@ -204,17 +204,20 @@ TEST_F(SplitAndBaseline, SplitWorkspaceIsSizedOverTheWindow) {
   a.batch.max_blocks_per_seq = a.batch.block_table_stride = 8192;
   a.batch.max_context_len = 100000;
   const auto align = [](int64_t b) { return (b + 255) / 256 * 256; };
-  const auto expected = [&](int64_t span) {
-    const int64_t parts = (span + kernels::kPartitionSize - 1) / kernels::kPartitionSize;
+  const auto expected = [&](int64_t parts) {
     const int64_t entries = a.batch.num_query_tokens * a.num_heads * parts;
     return 2 * align(entries * 4) + align(entries * 128 * 4);
   };
-  a.features.window = 1000;  // 1000 + 3 other new tokens + 31 of tile rounding: 5 partitions
-  EXPECT_EQ(static_cast<int64_t>(split->workspace_bytes(h200(), &a)), expected(1034));
-  a.features.window = 0;  // the whole context: 391 partitions
-  EXPECT_EQ(static_cast<int64_t>(split->workspace_bytes(h200(), &a)), expected(100000));
+  ASSERT_EQ(a.batch.num_query_tokens * a.num_heads, 72);
+  // 1000 + 3 other new tokens + 31 of tile rounding = 1034 tokens: 9 partitions of 128 (a grid
+  // of 648 blocks, within kSmallPartitionGridLimit), not 5 of 256.
+  a.features.window = 1000;
+  EXPECT_EQ(static_cast<int64_t>(split->workspace_bytes(h200(), &a)), expected(9));
+  // The whole context: 782 partitions of 128 would make 56304 blocks, so 391 of 256.
+  a.features.window = 0;
+  EXPECT_EQ(static_cast<int64_t>(split->workspace_bytes(h200(), &a)), expected(391));
   a.features.window = 200000;  // a window covering every context masks nothing
-  EXPECT_EQ(static_cast<int64_t>(split->workspace_bytes(h200(), &a)), expected(100000));
+  EXPECT_EQ(static_cast<int64_t>(split->workspace_bytes(h200(), &a)), expected(391));
   for (int i = 0; i < 2; ++i)
     EXPECT_EQ(variants[static_cast<size_t>(i)]->workspace_bytes(h200(), &a), 0u);
 }

@@ -16,9 +16,17 @@ int64_t blocks(int64_t rows, int64_t ctx, int64_t size) {
 }
 
 TEST(PartitionSize, BenchShapesOnTheH200) {
-  // One wave at 256 tokens: unchanged.
+  // One wave at 256 tokens and at 128: halved.
+  EXPECT_EQ(choose_partition_size(40, 512, kH200Slots), 128);   // mha b1 x 512: 160 blocks
+  EXPECT_EQ(choose_partition_size(40, 1024, kH200Slots), 128);  // mha b1 x 1024: 320 blocks
+  EXPECT_EQ(choose_partition_size(64, 512, kH200Slots), 128);   // gqa b1 x 512: 256 blocks
+  // One wave at 256 tokens but not at 128: unchanged.
   EXPECT_EQ(choose_partition_size(40, 2048, kH200Slots), 256);  // mha b1 x 2048: 320 blocks
   EXPECT_EQ(choose_partition_size(64, 2048, kH200Slots), 256);  // gqa b1 x 2048: 512 blocks
+  EXPECT_EQ(choose_partition_size(8 * 40, 512, kH200Slots), 256);  // mha b8 x 512: 640 blocks
+  // A row within one partition of 256 keeps the single-kernel path.
+  EXPECT_EQ(choose_partition_size(40, 256, kH200Slots), 256);
+  EXPECT_EQ(choose_partition_size(8 * 40, 128, kH200Slots), 256);
   // Two waves at 256 tokens become one: 640 blocks of 256 -> 440 of 384; 1024 -> 512 of 512.
   EXPECT_EQ(choose_partition_size(40, 4096, kH200Slots), 384);
   EXPECT_EQ(choose_partition_size(64, 4096, kH200Slots), 512);
@@ -41,10 +49,16 @@ TEST(PartitionSize, EveryChoiceIsALegalSizeThatHelpsTheGrid) {
         SCOPED_TRACE(::testing::Message()
                      << "rows " << rows << " ctx " << ctx << " slots " << slots << " -> " << size);
         ASSERT_EQ(size % kPartitionGranule, 0);
-        ASSERT_GE(size, kPartitionSize);
+        ASSERT_GE(size, kSmallPartitionSize);
         ASSERT_LE(size, kMaxPartitionSize);
         ASSERT_EQ(size % 32, 0);  // whole cache blocks of every block size
         if (size == kPartitionSize) continue;
+        if (size == kSmallPartitionSize) {
+          // Halves only where a row needs more than one partition and both grids fit one wave.
+          ASSERT_GT(ctx, kPartitionSize);
+          ASSERT_LE(blocks(rows, ctx, size), slots);
+          continue;
+        }
         // A larger partition only where 256 needs more than one wave, and either many waves
         // remain (512) or the grid now fits one wave that is at least half full, with at
         // least two partitions per row.

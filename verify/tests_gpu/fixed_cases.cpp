@@ -57,6 +57,12 @@ std::vector<AttentionCase> full_attention_cases() {
   // H200's 528 resident partition blocks at float16 / head 128 / block 16): one sequence x 40
   // heads x 4096 or 3841 tokens -> 384-token partitions in one wave (the last one 256 tokens,
   // or 1); 16 sequences x 40 heads up to 2049 tokens -> 512-token partitions.
+  // One sequence x 40 heads x 1000 tokens: 160 blocks of 256 and 320 of 128 both fit one wave
+  // -> 128-token partitions (8 per row, the last 104 tokens); x 2048 tokens: 640 blocks of 128
+  // do not -> 256-token partitions in one wave.
+  v.push_back(Attention("f16_h128_b16_halves_1000", DT::kFloat16, 128, 16, 40, 40, {1000}, 137));
+  v.push_back(
+      Attention("f16_h128_b16_one_wave_2048", DT::kFloat16, 128, 16, 40, 40, {2048}, 138).peaked());
   v.push_back(
       Attention("f16_h128_b16_one_wave_4096", DT::kFloat16, 128, 16, 40, 40, {4096}, 37).alibi());
   v.push_back(Attention("f16_h128_b16_one_wave_3841", DT::kFloat16, 128, 16, 40, 40, {3841}, 38));

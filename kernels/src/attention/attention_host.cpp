@@ -41,9 +41,9 @@ int64_t v1_smem_bytes(const pc_paged_attention_args& a) {
   return attention_v1_dynamic_smem(span_bound(a)) + attention_static_smem_bound(a.cache.head_size);
 }
 
-/// v2 partitions per row at kPartitionSize (the most the launcher uses), >= 1.
-int64_t num_partitions(const pc_paged_attention_args& a) {
-  return std::max<int64_t>(1, (span_bound(a) + kPartitionSize - 1) / kPartitionSize);
+/// v2 partitions per row the workspace holds (workspace_partitions): the most the launcher uses.
+int64_t capacity_partitions(const pc_paged_attention_args& a) {
+  return workspace_partitions(a.batch.num_query_tokens * a.num_heads, span_bound(a));
 }
 
 /// Byte offsets of the v2 workspace sections, each 256-byte aligned: one entry per (query row,
@@ -51,7 +51,7 @@ int64_t num_partitions(const pc_paged_attention_args& a) {
 struct V2Workspace {
   int64_t max_offset = 0, sum_offset = 0, out_offset = 0, total = 0;
   explicit V2Workspace(const pc_paged_attention_args& a) {
-    const int64_t rows = a.batch.num_query_tokens * a.num_heads * num_partitions(a);
+    const int64_t rows = a.batch.num_query_tokens * a.num_heads * capacity_partitions(a);
     auto align = [](int64_t b) { return (b + 255) / 256 * 256; };
     sum_offset = align(rows * 4);
     out_offset = sum_offset + align(rows * 4);
@@ -121,7 +121,7 @@ KernelStatus check_shared_memory(AttentionVariant variant, const pc_device_info*
                                  "batch.max_context_len (" + str(max_context) + ")",
                                  " (use v2_split)");
   }
-  const int64_t parts = num_partitions(a);
+  const int64_t parts = capacity_partitions(a);  // the most the launcher may use
   if (parts > kMaxGridZ) {
     return KernelStatus::unsupported("batch.max_context_len (" + str(max_context) + ") needs " +
                                      str(parts) + " partitions, more than the reduction handles");
@@ -218,8 +218,9 @@ KernelStatus launch_checked_attention(AttentionVariant variant, const pc_paged_a
       return KernelStatus::invalid("workspace is not 256-byte aligned");
     }
     char* base = static_cast<char*>(workspace);
-    p.partition_size = kPartitionSize;  // the launcher may choose larger partitions
-    p.max_num_partitions = static_cast<int32_t>(num_partitions(a));
+    // The launcher chooses the size, within the partitions the workspace holds.
+    p.partition_size = kPartitionSize;
+    p.max_num_partitions = static_cast<int32_t>(capacity_partitions(a));
     p.partition_max = reinterpret_cast<float*>(base + layout.max_offset);
     p.partition_sum = reinterpret_cast<float*>(base + layout.sum_offset);
     p.partition_out = reinterpret_cast<float*>(base + layout.out_offset);

@@ -81,15 +81,19 @@ KernelStatus launch_attention_v2(const AttentionParams& host_params, cudaStream_
   const int64_t rows =
       int64_t{host_params.num_seqs} * host_params.num_heads * host_params.max_query_len;
   // Partition sizes from the grid (choose_partition_size) over the longest row range (the
-  // context, or the window: max_span); the workspace, sized for kPartitionSize, holds the fewer
-  // partitions of a larger size. Also when every range fits in one partition: on the H200 this
-  // kernel beat the single-pass v1 kernel on every 128-token shape of the bench sweep
-  // (docs/performance.md).
+  // context, or the window: max_span), within the partitions the workspace holds (the host's
+  // max_num_partitions: those of kSmallPartitionSize on small grids, else of kPartitionSize,
+  // which also holds the fewer partitions of a larger size). Also when every range fits in one
+  // partition: on the H200 this kernel beat the single-pass v1 kernel on every 128-token shape
+  // of the bench sweep (docs/performance.md).
   AttentionParams params = host_params;
   params.tile_size = BLOCK_SIZE;
+  const auto partitions = [&](int size) { return (params.max_span + size - 1) / size; };
   params.partition_size = choose_partition_size(rows, params.max_span, slots);
-  params.max_num_partitions =
-      std::max(1, (params.max_span + params.partition_size - 1) / params.partition_size);
+  if (partitions(params.partition_size) > host_params.max_num_partitions) {
+    params.partition_size = kPartitionSize;
+  }
+  params.max_num_partitions = std::max(1, partitions(params.partition_size));
   // One partition per row: the partition kernel writes the output and folds the sink in, as
   // v1 does; no reduction launch and no workspace round trip (docs/performance.md).
   params.direct_output = params.max_num_partitions == 1 ? 1 : 0;

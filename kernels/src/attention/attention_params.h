@@ -45,7 +45,9 @@ struct AttentionParams {
   float scale;                  ///< logit scale
   // v2_split only: the workspace, [num_query_tokens, num_heads, max_num_partitions] (x head_size).
   int32_t partition_size;      ///< tokens per partition (choose_partition_size)
-  int32_t max_num_partitions;  ///< ceil(max_span / partition_size), >= 1 (grid z)
+  int32_t max_num_partitions;  ///< ceil(max_span / partition_size), >= 1 (grid z); from the
+                               ///< host: the partitions per row the workspace holds
+                               ///< (workspace_partitions), a bound on the launcher's choice
   float* partition_max;        ///< per-partition max logit
   float* partition_sum;        ///< per-partition sum of exp(logit - partition max)
   float* partition_out;        ///< per-partition output, normalized by partition_sum
@@ -55,14 +57,21 @@ struct AttentionParams {
   int32_t direct_output;
 };
 
-/// Tokens per v2_split partition (a multiple of every tile): the default, and the size the
-/// host sizes the workspace for (the most partitions).
+/// Tokens per v2_split partition (a multiple of every tile): the default.
 inline constexpr int kPartitionSize = 256;
 /// Largest partition choose_partition_size picks (its logits live in shared memory).
 inline constexpr int kMaxPartitionSize = 1024;
 /// Partition sizes choose_partition_size picks are multiples of this (and so of every block
 /// size, and of the 4 warps x 2 blocks a thread block's warps take per step at block size 16).
 inline constexpr int kPartitionGranule = 128;
+/// Smallest partition choose_partition_size picks: its first case halves kPartitionSize where
+/// the grid of halves still fits one wave.
+inline constexpr int kSmallPartitionSize = kPartitionGranule;
+/// The host sizes the workspace for kSmallPartitionSize-token partitions when their grid has at
+/// most this many blocks (more than any device holds at once: 16 blocks of 128 threads per SM
+/// on 256 SMs), else for kPartitionSize; the launcher never picks a size whose partitions
+/// exceed what the workspace holds (AttentionParams::max_num_partitions on entry).
+inline constexpr int64_t kSmallPartitionGridLimit = 4096;
 
 /// Largest size choose_partition_size's third case reaches. There, with k = slots / rows >= 2
 /// partitions per row in one wave and at most two waves of kPartitionSize partitions,
@@ -74,26 +83,34 @@ inline constexpr int kLargestChosenPartitionSize = [] {
   const int rounded = (reach + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
   return rounded < kMaxPartitionSize ? rounded : kMaxPartitionSize;
 }();
-/// Every size choose_partition_size can return: kPartitionSize and each multiple of
-/// kPartitionGranule above it up to kLargestChosenPartitionSize (2 * kPartitionSize among
-/// them; the third case never goes below kPartitionSize + kPartitionGranule, as it runs only
-/// when a row needs more than slots / rows partitions of kPartitionSize). v2_split declares
+/// Every size choose_partition_size can return: kSmallPartitionSize, kPartitionSize and each
+/// multiple of kPartitionGranule above it up to kLargestChosenPartitionSize (2 * kPartitionSize
+/// among them; the third case never goes below kPartitionSize + kPartitionGranule, as it runs
+/// only when a row needs more than slots / rows partitions of kPartitionSize). v2_split declares
 /// this list (pc_variant::partition_sizes); partition_size_test checks that it is exactly the
 /// function's range.
 inline constexpr int kNumPartitionSizes =
-    (kLargestChosenPartitionSize - kPartitionSize) / kPartitionGranule + 1;
+    (kLargestChosenPartitionSize - kPartitionSize) / kPartitionGranule + 2;
 inline constexpr std::array<int32_t, kNumPartitionSizes> kPartitionSizes = [] {
   std::array<int32_t, kNumPartitionSizes> sizes{};
-  for (int i = 0; i < kNumPartitionSizes; ++i) sizes[i] = kPartitionSize + i * kPartitionGranule;
+  sizes[0] = kSmallPartitionSize;
+  for (int i = 1; i < kNumPartitionSizes; ++i) {
+    sizes[i] = kPartitionSize + (i - 1) * kPartitionGranule;
+  }
   return sizes;
 }();
 static_assert(kPartitionSize % kPartitionGranule == 0, "partition sizes are granule multiples");
+static_assert(kSmallPartitionSize < kPartitionSize && 2 * kSmallPartitionSize == kPartitionSize,
+              "the small size halves the default");
 static_assert(2 * kPartitionSize <= kLargestChosenPartitionSize, "2 * kPartitionSize is listed");
 
 /// Tokens per v2_split partition for `rows` (sequence, head) pairs of contexts up to
 /// `max_context_len`, when `slots` thread blocks of the partition kernel fit on the device at
-/// once (measured on the H200, docs/performance.md):
-///  - kPartitionSize when its grid fits into one wave of thread blocks;
+/// once (measured on the H200 and the H100, docs/performance.md):
+///  - when the grid of kPartitionSize partitions fits into one wave: kSmallPartitionSize where
+///    a row needs more than one partition and the grid of halves still fits the wave (twice
+///    the blocks, each half the chain of dependent loads), else kPartitionSize (a row within
+///    one partition keeps the single-kernel path);
 ///  - 2 * kPartitionSize when that still leaves at least two full waves: many waves either way,
 ///    and fewer, longer blocks spend less on their prologue and on the reduction;
 ///  - for a grid of at most two waves, the smallest multiple of kPartitionGranule (at most
@@ -103,7 +120,11 @@ static_assert(2 * kPartitionSize <= kLargestChosenPartitionSize, "2 * kPartition
 ///  - else kPartitionSize.
 inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len, int64_t slots) {
   const auto blocks = [&](int64_t size) { return rows * ((max_context_len + size - 1) / size); };
-  if (rows <= 0 || slots <= 0 || blocks(kPartitionSize) <= slots) return kPartitionSize;
+  if (rows <= 0 || slots <= 0) return kPartitionSize;
+  if (blocks(kPartitionSize) <= slots) {
+    const bool split = max_context_len > kPartitionSize && blocks(kSmallPartitionSize) <= slots;
+    return split ? kSmallPartitionSize : kPartitionSize;
+  }
   if (blocks(2 * kPartitionSize) >= 2 * slots) return 2 * kPartitionSize;
   if (blocks(kPartitionSize) > 2 * slots) return kPartitionSize;
   const int64_t per_row = slots / rows;  // partitions per (sequence, head) in one wave
@@ -112,6 +133,17 @@ inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len
   const int64_t size = (tokens + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
   if (size > kMaxPartitionSize || 2 * blocks(size) < slots) return kPartitionSize;
   return static_cast<int>(size);
+}
+
+/// Partitions per row the v2_split workspace holds for `rows` (query row, head) pairs whose
+/// ranges are at most `span` tokens: those of kSmallPartitionSize where that grid has at most
+/// kSmallPartitionGridLimit blocks, else those of kPartitionSize (the most any other size
+/// needs); at least 1.
+inline constexpr int64_t workspace_partitions(int64_t rows, int64_t span) {
+  const auto parts = [&](int64_t size) { return (span + size - 1) / size; };
+  const int64_t small = parts(kSmallPartitionSize);
+  const int64_t n = rows * small <= kSmallPartitionGridLimit ? small : parts(kPartitionSize);
+  return n > 1 ? n : 1;
 }
 
 /// Dynamic shared memory (logits) of the v1 kernels: one float per token of a row's range.

@@ -6,11 +6,12 @@
 /// one chunk (kv head, N = 16 / E dims) of 8 consecutive tokens, one token per lane. When the
 /// group's tokens sit in 8 consecutive slots of one block from a slot that is a multiple of
 /// kTileTokens (prefill, whole blocks), the group's 128 cache bytes are N rows (dims) of 8 slots
-/// x E bytes: the lanes move them as aligned row pieces of 16 bytes (8 for E = 1), one or two per
-/// lane, and transpose them through shared memory to or from the per-lane chunk (the N dims of
-/// the lane's token). The decision is per warp (all its groups, one __all_sync), so the
-/// transposes' __syncwarp() is reached by every lane; otherwise the kernels use strided
-/// per-element accesses. Pure data movement: bit exact.
+/// x E bytes: the lanes move them as aligned row pieces of 16 bytes (8 for E = 1: one 16-byte
+/// access where the lane's two rows are adjacent, paired_pieces), one or two per lane, and
+/// transpose them through shared memory to or from the per-lane chunk (the N dims of the lane's
+/// token). The decision is per warp (all its groups, one __all_sync), so the transposes'
+/// __syncwarp() is reached by every lane; otherwise the kernels use strided per-element accesses.
+/// Pure data movement: bit exact.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -96,10 +97,31 @@ __device__ __forceinline__ void for_each_piece(const CacheTensor& c, int64_t row
   }
 }
 
+/// The lane's pieces as one aligned 16-byte run, or nullptr. With 8-byte pieces (1-byte
+/// elements) the lane's two pieces are rows 2l and 2l + 1 of its group; where the tensor's rows
+/// are exactly one piece apart (a block of kTileTokens slots: each dim's row is the whole block
+/// row) and the first is 16-byte aligned, they are one 16-byte access instead of two half-sector
+/// ones. Decided from the two addresses alone, so any strides and dim groups are safe.
+template <typename Elem, int N>
+__device__ __forceinline__ uint4* paired_pieces(const CacheTensor& c, int64_t row, int dim) {
+  if constexpr (SlotRows<sizeof(Elem)>::kPieces != 2) {
+    return nullptr;
+  } else {
+    const auto first = reinterpret_cast<uintptr_t>(piece_address<Elem, N>(c, row, dim, 0));
+    const auto second = reinterpret_cast<uintptr_t>(piece_address<Elem, N>(c, row, dim, 1));
+    const bool paired = second == first + SlotRows<sizeof(Elem)>::kPiece && first % 16 == 0;
+    return paired ? reinterpret_cast<uint4*>(first) : nullptr;
+  }
+}
+
 /// Loads the lane's row pieces into `out` (still in row order; rows_to_tokens transposes them).
 template <typename Elem, int N>
 __device__ __forceinline__ void load_slot_rows(const CacheTensor& c, int64_t row, int dim,
                                                Chunk<Elem, N>& out) {
+  if (const uint4* run = paired_pieces<Elem, N>(c, row, dim)) {
+    out.v[0] = __ldg(run);
+    return;
+  }
   for_each_piece<Elem, N>(c, row, dim, [&](auto* at, int p) { piece(out, p) = __ldg(at); });
 }
 
@@ -107,6 +129,10 @@ __device__ __forceinline__ void load_slot_rows(const CacheTensor& c, int64_t row
 template <typename Elem, int N>
 __device__ __forceinline__ void store_slot_rows(const CacheTensor& c, int64_t row, int dim,
                                                 Chunk<Elem, N>& in) {
+  if (uint4* run = paired_pieces<Elem, N>(c, row, dim)) {
+    *run = in.v[0];
+    return;
+  }
   for_each_piece<Elem, N>(c, row, dim, [&](auto* at, int p) { *at = piece(in, p); });
 }
 
