@@ -23,7 +23,6 @@ TEST(PartitionSize, BenchShapesOnTheH200) {
   // One wave at 256 tokens but not at 128: unchanged.
   EXPECT_EQ(choose_partition_size(40, 2048, kH200Slots), 256);  // mha b1 x 2048: 320 blocks
   EXPECT_EQ(choose_partition_size(64, 2048, kH200Slots), 256);  // gqa b1 x 2048: 512 blocks
-  EXPECT_EQ(choose_partition_size(8 * 40, 512, kH200Slots), 256);  // mha b8 x 512: 640 blocks
   // A row within one partition of 256 keeps the single-kernel path.
   EXPECT_EQ(choose_partition_size(40, 256, kH200Slots), 256);
   EXPECT_EQ(choose_partition_size(8 * 40, 128, kH200Slots), 256);
@@ -34,6 +33,11 @@ TEST(PartitionSize, BenchShapesOnTheH200) {
   EXPECT_EQ(choose_partition_size(8 * 40, 2048, kH200Slots), 512);
   EXPECT_EQ(choose_partition_size(8 * 64, 4096, kH200Slots), 512);
   EXPECT_EQ(choose_partition_size(128 * 40, 2048, kH200Slots), 512);
+  // Up to two waves at 256 and more than half a wave of rows: one partition per row in one
+  // wave. mha b8 x 512: 640 blocks of 256 -> 320 of 512; gqa b8 x 512: 1024 -> 512 of 512.
+  EXPECT_EQ(choose_partition_size(8 * 40, 512, kH200Slots), 512);
+  EXPECT_EQ(choose_partition_size(8 * 64, 512, kH200Slots), 512);
+  EXPECT_EQ(choose_partition_size(8 * 40, 700, kH200Slots), 768);  // 3 x 320 blocks of 256
   // More than two waves at 256, fewer than two at 512: 256.
   EXPECT_EQ(choose_partition_size(8 * 40, 1024, kH200Slots), 256);
   // No occupancy known, or nothing to split: 256.
@@ -66,6 +70,12 @@ TEST(PartitionSize, EveryChoiceIsALegalSizeThatHelpsTheGrid) {
         if (size == 2 * kPartitionSize && blocks(rows, ctx, size) >= 2 * slots) continue;
         ASSERT_LE(blocks(rows, ctx, size), slots);
         ASSERT_GE(2 * blocks(rows, ctx, size), slots);
+        if (blocks(rows, ctx, size) == rows) {
+          // One partition per row: only where the rows alone fill more than half the wave.
+          ASSERT_GT(2 * rows, slots);
+          ASSERT_LT(size - kPartitionGranule, ctx);  // the context rounded up to the granule
+          continue;
+        }
         ASSERT_GE(blocks(rows, ctx, size), 2 * rows);
       }
     }

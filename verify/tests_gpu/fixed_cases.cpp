@@ -63,6 +63,11 @@ std::vector<AttentionCase> full_attention_cases() {
   v.push_back(Attention("f16_h128_b16_halves_1000", DT::kFloat16, 128, 16, 40, 40, {1000}, 137));
   v.push_back(
       Attention("f16_h128_b16_one_wave_2048", DT::kFloat16, 128, 16, 40, 40, {2048}, 138).peaked());
+  // 8 sequences x 40 heads up to 512 tokens: 640 blocks of 256 need two waves, 320 rows fill
+  // more than half of one -> one 512-token partition per row, no reduction.
+  v.push_back(Attention("f16_h128_b16_row_per_block_512", DT::kFloat16, 128, 16, 40, 40,
+                        {512, 300, 511, 1, 457, 512, 129, 400}, 139)
+                  .alibi());
   v.push_back(
       Attention("f16_h128_b16_one_wave_4096", DT::kFloat16, 128, 16, 40, 40, {4096}, 37).alibi());
   v.push_back(Attention("f16_h128_b16_one_wave_3841", DT::kFloat16, 128, 16, 40, 40, {3841}, 38));

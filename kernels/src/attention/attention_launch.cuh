@@ -41,10 +41,12 @@ KernelStatus launch_attention_v1(const AttentionParams& host_params, cudaStream_
 }
 
 namespace detail {
-/// Thread blocks of `kernel` (kThreads threads, `smem` dynamic bytes) resident on the current
-/// device at once; computed once per kernel and device. 0 when it cannot be queried.
-template <typename Kernel>
-int64_t resident_blocks(Kernel kernel, int threads, int64_t smem) {
+/// Thread blocks of `kernel` (`threads` threads, `smem` dynamic bytes) resident on the current
+/// device at once; computed once per kernel and device (the cache is a static of each
+/// instantiation: every kernel of one signature has the same function-pointer type, so the
+/// kernel itself is the template argument). 0 when it cannot be queried.
+template <auto kernel>
+int64_t resident_blocks(int threads, int64_t smem) {
   constexpr int kMaxDevices = 64;
   static std::atomic<int64_t> cache[kMaxDevices] = {};
   int device = 0;
@@ -75,9 +77,9 @@ inline bool dependent_launch_supported() {
 template <typename T, int HEAD_SIZE, int BLOCK_SIZE>
 KernelStatus launch_attention_v2(const AttentionParams& host_params, cudaStream_t stream) {
   using Tr = AttentionTraits<T, HEAD_SIZE, BLOCK_SIZE>;
-  auto* kernel = &paged_attention_kernel<T, HEAD_SIZE, BLOCK_SIZE, true, true>;
+  constexpr auto kernel = &paged_attention_kernel<T, HEAD_SIZE, BLOCK_SIZE, true, true>;
   const int64_t slots =
-      detail::resident_blocks(kernel, Tr::kThreads, attention_v2_dynamic_smem(kMaxPartitionSize));
+      detail::resident_blocks<kernel>(Tr::kThreads, attention_v2_dynamic_smem(kMaxPartitionSize));
   const int64_t rows =
       int64_t{host_params.num_seqs} * host_params.num_heads * host_params.max_query_len;
   // Partition sizes from the grid (choose_partition_size) over the longest row range (the

@@ -73,13 +73,15 @@ inline constexpr int kSmallPartitionSize = kPartitionGranule;
 /// exceed what the workspace holds (AttentionParams::max_num_partitions on entry).
 inline constexpr int64_t kSmallPartitionGridLimit = 4096;
 
-/// Largest size choose_partition_size's third case reaches. There, with k = slots / rows >= 2
+/// Largest size choose_partition_size's third case reaches. With k = slots / rows >= 2
 /// partitions per row in one wave and at most two waves of kPartitionSize partitions,
 /// ceil(ctx / kPartitionSize) <= 2 * slots / rows < 2 (k + 1), so ctx <= kPartitionSize (2k + 1)
-/// and ctx / k <= 2 kPartitionSize + kPartitionSize / k: at k = 2, 2.5 kPartitionSize, rounded
-/// up to the granule (640 tokens), and never more than kMaxPartitionSize.
+/// and ctx / k <= 2 kPartitionSize + kPartitionSize / k: at k = 2, 2.5 kPartitionSize. With one
+/// partition per row (k = 1, rows > slots / 2), ceil(ctx / kPartitionSize) <= 2 * slots / rows
+/// < 4, so ctx <= 3 kPartitionSize. Rounded up to the granule (768 tokens), and never more than
+/// kMaxPartitionSize.
 inline constexpr int kLargestChosenPartitionSize = [] {
-  const int reach = 2 * kPartitionSize + (kPartitionSize + 1) / 2;
+  const int reach = 3 * kPartitionSize;
   const int rounded = (reach + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
   return rounded < kMaxPartitionSize ? rounded : kMaxPartitionSize;
 }();
@@ -116,7 +118,9 @@ static_assert(2 * kPartitionSize <= kLargestChosenPartitionSize, "2 * kPartition
 ///  - for a grid of at most two waves, the smallest multiple of kPartitionGranule (at most
 ///    kMaxPartitionSize, at least two partitions per row) whose grid fits into a single wave
 ///    that fills at least half of the slots: a second, mostly empty wave costs a whole block's
-///    chain of dependent loads;
+///    chain of dependent loads; where the rows alone fill more than half a wave (but fit one),
+///    one partition per row, the context rounded up to the granule (the partition kernel then
+///    writes the output, no reduction);
 ///  - else kPartitionSize.
 inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len, int64_t slots) {
   const auto blocks = [&](int64_t size) { return rows * ((max_context_len + size - 1) / size); };
@@ -128,7 +132,13 @@ inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len
   if (blocks(2 * kPartitionSize) >= 2 * slots) return 2 * kPartitionSize;
   if (blocks(kPartitionSize) > 2 * slots) return kPartitionSize;
   const int64_t per_row = slots / rows;  // partitions per (sequence, head) in one wave
-  if (per_row < 2) return kPartitionSize;
+  if (per_row < 2) {
+    // rows in (slots / 2, slots]: one partition per row, a single wave at least half full and
+    // no reduction, where the row fits the largest partition.
+    const int64_t whole =
+        (max_context_len + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
+    return per_row == 1 && whole <= kMaxPartitionSize ? static_cast<int>(whole) : kPartitionSize;
+  }
   const int64_t tokens = (max_context_len + per_row - 1) / per_row;
   const int64_t size = (tokens + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
   if (size > kMaxPartitionSize || 2 * blocks(size) < slots) return kPartitionSize;
