@@ -21,9 +21,9 @@
 /// (kKeyBlockUnroll / kValueBlockUnroll), with the partition's block-table entries in shared
 /// memory, a warp's first value pair is loaded before the softmax (4a), and its reduction kernel
 /// (which adds the sink once) is a programmatic dependent launch, or, when one partition covers
-/// every row (p.direct_output), absent: the partition kernel then writes the output, sink folded
-/// in as in v1; v1 keeps one tile per iteration. Without a window the context length, the query and
-/// the block-table entries are loaded together, before the first use of any of them.
+/// every row (p.max_num_partitions == 1), absent: the partition kernel then writes the output,
+/// sink folded in as in v1; v1 keeps one tile per iteration. Without a window the context length,
+/// the query and the block-table entries are loaded together, before the first use of any of them.
 /// A token outside the range is never used: key loads of such lanes re-read a slot inside the
 /// range, and a tile the range cuts reads its values element by element inside the range only.
 /// Block-table entries past the sequence's last block are never used; v2 may read them up to
@@ -90,6 +90,13 @@ __device__ __forceinline__ float sink_factor(float sink, float m, float l) {
   const float m2 = fmaxf(m, sink);
   const float e = expf(m - m2);
   return e / (l * e + expf(sink - m2));
+}
+
+/// True where this block writes the row's output itself: v1, and v2_split when one partition
+/// covers every row's range (the launcher then runs no reduction).
+template <bool PARTITIONED>
+__device__ __forceinline__ bool writes_output(const AttentionParams& p) {
+  return !PARTITIONED || p.max_num_partitions == 1;
 }
 
 template <typename T, int HEAD_SIZE, int BLOCK_SIZE, bool SHARED_Q, bool PARTITIONED>
@@ -176,7 +183,7 @@ __global__ void __launch_bounds__(
     // Context 0: the row attends nothing and becomes +0. Lengths inconsistent with the bounds
     // the shared memory / workspace were sized for: NaN rather than a plausible number. v2: the
     // reduction writes the row (or this block, when it writes the output directly).
-    if (!PARTITIONED || p.direct_output) {
+    if (writes_output<PARTITIONED>(p)) {
       fill_output<T, HEAD_SIZE>(p, s.qrow, head, s.bad ? NAN : 0.f);
     }
     return;
@@ -399,7 +406,7 @@ __global__ void __launch_bounds__(
   }
   const float exp_sum = block_sum<kWarps>(sum, scratch_sum);
   float inv_sum = 1.f / exp_sum;
-  if (!PARTITIONED || p.direct_output) {
+  if (writes_output<PARTITIONED>(p)) {
     if (p.sinks != nullptr) inv_sum = sink_factor(p.sinks[head], max_logit, exp_sum);
   }
   for (int k = first + static_cast<int>(threadIdx.x); k < last; k += Tr::kThreads) {
@@ -519,7 +526,7 @@ __global__ void __launch_bounds__(
     float o = 0.f;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) o += out_partial[w][d];
-    if (PARTITIONED && !p.direct_output) {
+    if (!writes_output<PARTITIONED>(p)) {
       const int64_t idx = (s.qrow * p.num_heads + head) * p.max_num_partitions + partition;
       p.partition_out[idx * HEAD_SIZE + d] = o;
       if (d == 0) {

@@ -90,22 +90,19 @@ KernelStatus launch_attention_v2(const AttentionParams& host_params, cudaStream_
   // of the bench sweep (docs/performance.md).
   AttentionParams params = host_params;
   params.tile_size = BLOCK_SIZE;
-  const auto partitions = [&](int size) { return (params.max_span + size - 1) / size; };
-  params.partition_size = choose_partition_size(rows, params.max_span, slots);
-  if (partitions(params.partition_size) > host_params.max_num_partitions) {
-    params.partition_size = kPartitionSize;
-  }
-  params.max_num_partitions = std::max(1, partitions(params.partition_size));
-  // One partition per row: the partition kernel writes the output and folds the sink in, as
-  // v1 does; no reduction launch and no workspace round trip (docs/performance.md).
-  params.direct_output = params.max_num_partitions == 1 ? 1 : 0;
+  params.partition_size =
+      choose_partition_size(rows, params.max_span, slots, host_params.max_num_partitions);
+  params.max_num_partitions = static_cast<int32_t>(
+      std::max<int64_t>(1, partitions_over(params.max_span, params.partition_size)));
   const dim3 grid(static_cast<unsigned>(params.num_heads * params.max_query_len),
                   static_cast<unsigned>(params.num_seqs),
                   static_cast<unsigned>(params.max_num_partitions));
   kernel<<<grid, Tr::kThreads,
            static_cast<size_t>(attention_v2_dynamic_smem(params.partition_size)), stream>>>(params);
   PAGECHECK_RETURN_IF_LAUNCH_FAILED("paged_attention_kernel<v2_split> launch");
-  if (params.direct_output) return KernelStatus::success();
+  // One partition per row: the partition kernel wrote the output and folded the sink in, as v1
+  // does; no reduction launch and no workspace round trip (docs/performance.md).
+  if (params.max_num_partitions == 1) return KernelStatus::success();
 
   // The reduction is launched as a programmatic dependent of the partition kernel where the
   // device has it: its blocks are scheduled while the partition kernel runs and wait in

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdint>
 
+#include "attention/attention_rows.h"
+
 namespace pagecheck::kernels {
 
 /// Everything one paged-attention launch reads or writes. The kernels walk the cache in tiles of
@@ -44,17 +46,16 @@ struct AttentionParams {
   float soft_cap;               ///< 0 = none, else cap * tanh(x / cap)
   float scale;                  ///< logit scale
   // v2_split only: the workspace, [num_query_tokens, num_heads, max_num_partitions] (x head_size).
-  int32_t partition_size;      ///< tokens per partition (choose_partition_size)
-  int32_t max_num_partitions;  ///< ceil(max_span / partition_size), >= 1 (grid z); from the
-                               ///< host: the partitions per row the workspace holds
-                               ///< (workspace_partitions), a bound on the launcher's choice
-  float* partition_max;        ///< per-partition max logit
-  float* partition_sum;        ///< per-partition sum of exp(logit - partition max)
-  float* partition_out;        ///< per-partition output, normalized by partition_sum
-  /// v2_split: non-zero when one partition covers every row's range (max_num_partitions == 1,
-  /// set by the launcher): the partition kernel writes the output itself (the sink folded into
-  /// its normalization, as v1 does), no reduction runs and the workspace is not touched.
-  int32_t direct_output;
+  int32_t partition_size;  ///< tokens per partition (choose_partition_size)
+  /// partitions_over(max_span, partition_size), >= 1 (grid z); from the host: the partitions per
+  /// row the workspace holds (workspace_partitions), a bound on the launcher's choice. When it
+  /// is 1, one partition covers every row's range: the partition kernel writes the output
+  /// itself (the sink folded into its normalization, as v1 does), no reduction runs and the
+  /// workspace is not touched.
+  int32_t max_num_partitions;
+  float* partition_max;  ///< per-partition max logit
+  float* partition_sum;  ///< per-partition sum of exp(logit - partition max)
+  float* partition_out;  ///< per-partition output, normalized by partition_sum
 };
 
 /// Tokens per v2_split partition (a multiple of every tile): the default.
@@ -108,7 +109,8 @@ static_assert(2 * kPartitionSize <= kLargestChosenPartitionSize, "2 * kPartition
 
 /// Tokens per v2_split partition for `rows` (sequence, head) pairs of contexts up to
 /// `max_context_len`, when `slots` thread blocks of the partition kernel fit on the device at
-/// once (measured on the H200 and the H100, docs/performance.md):
+/// once (measured on the H200 and the H100, docs/performance.md), before the workspace's bound
+/// (choose_partition_size applies it):
 ///  - when the grid of kPartitionSize partitions fits into one wave: kSmallPartitionSize where
 ///    a row needs more than one partition and the grid of halves still fits the wave (twice
 ///    the blocks, each half the chain of dependent loads), else kPartitionSize (a row within
@@ -122,8 +124,12 @@ static_assert(2 * kPartitionSize <= kLargestChosenPartitionSize, "2 * kPartition
 ///    one partition per row, the context rounded up to the granule (the partition kernel then
 ///    writes the output, no reduction);
 ///  - else kPartitionSize.
-inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len, int64_t slots) {
-  const auto blocks = [&](int64_t size) { return rows * ((max_context_len + size - 1) / size); };
+inline constexpr int preferred_partition_size(int64_t rows, int64_t max_context_len,
+                                              int64_t slots) {
+  const auto blocks = [&](int64_t size) { return rows * partitions_over(max_context_len, size); };
+  const auto granules = [&](int64_t tokens) {
+    return partitions_over(tokens, kPartitionGranule) * kPartitionGranule;
+  };
   if (rows <= 0 || slots <= 0) return kPartitionSize;
   if (blocks(kPartitionSize) <= slots) {
     const bool split = max_context_len > kPartitionSize && blocks(kSmallPartitionSize) <= slots;
@@ -135,12 +141,10 @@ inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len
   if (per_row < 2) {
     // rows in (slots / 2, slots]: one partition per row, a single wave at least half full and
     // no reduction, where the row fits the largest partition.
-    const int64_t whole =
-        (max_context_len + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
+    const int64_t whole = granules(max_context_len);
     return per_row == 1 && whole <= kMaxPartitionSize ? static_cast<int>(whole) : kPartitionSize;
   }
-  const int64_t tokens = (max_context_len + per_row - 1) / per_row;
-  const int64_t size = (tokens + kPartitionGranule - 1) / kPartitionGranule * kPartitionGranule;
+  const int64_t size = granules(partitions_over(max_context_len, per_row));
   if (size > kMaxPartitionSize || 2 * blocks(size) < slots) return kPartitionSize;
   return static_cast<int>(size);
 }
@@ -150,10 +154,20 @@ inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len
 /// kSmallPartitionGridLimit blocks, else those of kPartitionSize (the most any other size
 /// needs); at least 1.
 inline constexpr int64_t workspace_partitions(int64_t rows, int64_t span) {
-  const auto parts = [&](int64_t size) { return (span + size - 1) / size; };
-  const int64_t small = parts(kSmallPartitionSize);
-  const int64_t n = rows * small <= kSmallPartitionGridLimit ? small : parts(kPartitionSize);
+  const int64_t small = partitions_over(span, kSmallPartitionSize);
+  const int64_t n =
+      rows * small <= kSmallPartitionGridLimit ? small : partitions_over(span, kPartitionSize);
   return n > 1 ? n : 1;
+}
+
+/// The v2_split launcher's partition size: preferred_partition_size where its partitions of a
+/// `max_context_len`-token range fit the `capacity` partitions per row the workspace holds
+/// (workspace_partitions), else kPartitionSize (every workspace holds those; only
+/// kSmallPartitionSize can need more).
+inline constexpr int choose_partition_size(int64_t rows, int64_t max_context_len, int64_t slots,
+                                           int64_t capacity) {
+  const int size = preferred_partition_size(rows, max_context_len, slots);
+  return partitions_over(max_context_len, size) <= capacity ? size : kPartitionSize;
 }
 
 /// Dynamic shared memory (logits) of the v1 kernels: one float per token of a row's range.

@@ -43,11 +43,16 @@ PAGECHECK_ROWS_FN AttentionRow attention_row(int ctx, int q_len, int i, int wind
   return r;
 }
 
+/// Partitions of `size` tokens that cover a range of `span` tokens (0 for an empty range).
+PAGECHECK_ROWS_FN int64_t partitions_over(int64_t span, int64_t size) {
+  return span > 0 ? (span + size - 1) / size : 0;
+}
+
 /// v2_split partitions of a row: partition j covers [base + j * size, base + (j + 1) * size)
 /// intersected with [lo, hi); there are ceil((hi - base) / size) of them, each non-empty (the
 /// first holds lo, since lo - base < tile <= size), and no key outside [lo, hi) is read.
 PAGECHECK_ROWS_FN int row_partitions(const AttentionRow& r, int size) {
-  return r.hi > r.base ? (r.hi - r.base + size - 1) / size : 0;
+  return static_cast<int>(partitions_over(r.hi - r.base, size));
 }
 
 /// Host-side bound on hi - base over every row of a launch: the longest context, or with a
