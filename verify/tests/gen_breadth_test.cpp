@@ -41,11 +41,20 @@ gen::VariantCaps builtin_like(pc_family family) {
 
 /// Least counts per default run of the breadth tags.
 const std::map<std::string, int>& attention_minimums() {
-  static const std::map<std::string, int> m{
-      {"kv_row>512", 6},          {"kv_row>1024", 3},     {"group=npow2", 5},
-      {"group>=16", 2},           {"mqa_heads>=64", 2},   {"heads>=64", 6},
-      {"table_stride>width", 10}, {"bound>max_ctx", 10},  {"split_edge@256", 5},
-      {"split_edge@512", 3},      {"split_edge@1024", 2}, {"extreme_logits", 10}};
+  static const std::map<std::string, int> m{{"kv_row>512", 6},
+                                            {"kv_row>1024", 3},
+                                            {"group=npow2", 5},
+                                            {"group>=16", 2},
+                                            {"mqa_heads>=64", 2},
+                                            {"heads>=64", 6},
+                                            {"table_stride>width", 10},
+                                            {"bound>max_ctx", 10},
+                                            {"split_edge@256", 5},
+                                            {"split_edge@512", 3},
+                                            {"split_edge@1024", 2},
+                                            {"extreme_logits", 10},
+                                            {"kv_pairs>=128@ctx>=512", 3},
+                                            {"rows>512@ctx>=512", 1}};
   return m;
 }
 
@@ -80,14 +89,43 @@ TEST(VerifyGenBreadth, DefaultRunReachesEveryEdgeOftenEnough) {
   }
 }
 
+/// A grid case of a default run (no shrinking): at least 8 sequences (a wide case has at most
+/// 2) over at least 128 (sequence, kv head) pairs.
+bool is_grid(const gen::AttentionSpec& s) {
+  return s.num_seqs >= 8 && s.num_seqs * s.num_kv_heads >= 128;
+}
+
 TEST(VerifyGenBreadth, WideCasesStaySmallInTokens) {
   const std::vector<gen::CaseSpec> specs = default_run(builtin_like(PC_FAMILY_PAGED_ATTENTION));
   for (const auto& spec : specs) {
     const auto& s = std::get<gen::AttentionSpec>(spec);
     if (s.num_heads <= 40 && s.num_kv_heads < 16) continue;  // ordinary heads reach 40
+    if (is_grid(s)) continue;  // GridCasesFillADeviceWithLongRowsWithinTheCpuBudget
     EXPECT_LE(gen::largest_context(s), 4 * s.block_size) << gen::describe(spec);
     EXPECT_LE(s.num_seqs, 2) << gen::describe(spec);
   }
+}
+
+TEST(VerifyGenBreadth, GridCasesFillADeviceWithLongRowsWithinTheCpuBudget) {
+  // Many (sequence, kv head) pairs with rows of 512+ tokens: where launch rules that size the
+  // grid to the device flip (one block per pair, one pass or split-K). Decode only, head sizes
+  // up to 64 where declared, at most 640 (sequence, head) rows: the CPU reference stays fast.
+  int grids = 0, long_rows = 0, many_rows = 0;
+  for (const auto& spec : default_run(builtin_like(PC_FAMILY_PAGED_ATTENTION))) {
+    const auto& s = std::get<gen::AttentionSpec>(spec);
+    if (!is_grid(s)) continue;
+    ++grids;
+    const int64_t longest = gen::largest_context(s);
+    if (longest >= 512) ++long_rows;
+    if (longest >= 512 && s.num_seqs * s.num_heads > 512) ++many_rows;
+    EXPECT_LE(s.head_size, 64) << gen::describe(spec);
+    EXPECT_TRUE(s.query_lens.empty()) << gen::describe(spec);
+    EXPECT_LE(s.num_seqs * s.num_heads, 640) << gen::describe(spec);
+    EXPECT_LE(longest, 1024 + 6 * s.block_size) << gen::describe(spec);
+  }
+  EXPECT_GE(grids, 2);
+  EXPECT_GE(long_rows, grids * 3 / 4) << "grid cases without a row of 512+ tokens";
+  EXPECT_GE(many_rows, 1);
 }
 
 TEST(VerifyGenBreadth, PaddedRowsPointAtPoisonAndTheBoundReachesTheKernel) {

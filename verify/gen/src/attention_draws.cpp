@@ -8,6 +8,10 @@
 namespace pagecheck::verify::gen::detail {
 namespace {
 
+/// The longest row a grid case draws: half as many tokens again as kGridLongRow (the CPU
+/// reference stays within a few tenths of a second a case).
+constexpr int64_t kGridLongestRow = kGridLongRow + kGridLongRow / 2;
+
 /// k * P - 1, k * P or k * P + 1 for one of the partition sizes P (k at most 3, and contexts at
 /// most about 3072 tokens, so that the CPU reference stays fast).
 int64_t draw_split_edge(const std::vector<int64_t>& partitions) {
@@ -20,6 +24,7 @@ int64_t draw_context(ContextKind kind, const SeqLimits& l, int size) {
   const int64_t bs = l.block_size;
   const bool large = l.budget == ContextBudget::kLarge;
   const bool tiny = l.budget == ContextBudget::kTiny;
+  const bool grid = l.budget == ContextBudget::kGrid;
   switch (kind) {
     case ContextKind::kOne:
       return 1;
@@ -34,10 +39,15 @@ int64_t draw_context(ContextKind kind, const SeqLimits& l, int size) {
                                       pick<int64_t>({{1, 0}, {1, -1}, {1, 1}}));
     case ContextKind::kRandom:
     case ContextKind::kFullTable:  // at least this long; widened to the table once it is known
+      if (grid) return draw_between(kGridLongRow, kGridLongestRow);
       return draw_between(1, tiny ? 40 : 2 + size * (large ? 1 : 3));
     case ContextKind::kLong: {
       const int64_t partition = *std::min_element(l.partitions.begin(), l.partitions.end());
-      const int64_t full = draw_between(1, large ? 2 : 1 + size / 25);
+      // Grid rows: at least kGridLongRow tokens (several partitions of any declared size).
+      const int64_t grid_least = (kGridLongRow + partition - 1) / partition;
+      const int64_t full =
+          grid ? draw_between(grid_least, std::max(grid_least, kGridLongestRow / partition))
+               : draw_between(1, large ? 2 : 1 + size / 25);
       const std::size_t tail_kind = draw_weighted({1, 1, 1, 3});
       const int64_t tail = tail_kind == 0   ? 0
                            : tail_kind == 1 ? -1
@@ -82,16 +92,23 @@ rc::Gen<SeqDraw> seq_draw(const SeqLimits& limits) {
     const int size = current_size();
     const bool ordinary = limits.budget == ContextBudget::kOrdinary;
     const bool tiny = limits.budget == ContextBudget::kTiny;
+    const bool grid = limits.budget == ContextBudget::kGrid;
     const auto weight = [](bool on, std::size_t w) { return on ? w : std::size_t{0}; };
     SeqDraw d;
-    d.kind = pick<ContextKind>({{4, ContextKind::kOne},
-                                {3, ContextKind::kBlock},
-                                {3, ContextKind::kBlockMinus},
-                                {3, ContextKind::kBlockPlus},
-                                {3, ContextKind::kMultiBlock},
+    // A grid case's rows are mostly long (kRandom, kFullTable and kLong: 512-768 tokens), a
+    // few short ones among them as in a served batch.
+    const std::size_t short_weight = grid ? 1 : 3;
+    d.kind = pick<ContextKind>({{grid ? 1 : 4, ContextKind::kOne},
+                                {short_weight, ContextKind::kBlock},
+                                {short_weight, ContextKind::kBlockMinus},
+                                {short_weight, ContextKind::kBlockPlus},
+                                {short_weight, ContextKind::kMultiBlock},
                                 {5, ContextKind::kRandom},
                                 {weight(!tiny, 2), ContextKind::kFullTable},
-                                {weight(!tiny, size >= 20 ? 3 : 1), ContextKind::kLong},
+                                {weight(!tiny, grid         ? 8
+                                               : size >= 20 ? 3
+                                                            : 1),
+                                 ContextKind::kLong},
                                 {weight(ordinary && size >= 10, 2), ContextKind::kSplitEdge},
                                 {weight(limits.context0 && !tiny, 2), ContextKind::kZero}});
     d.context_len = draw_context(d.kind, limits, size);
@@ -122,6 +139,22 @@ rc::Gen<int64_t> seq_count(ContextBudget budget) {
            : seq_kind == 1 ? pick_of(primes_up_to(seq_cap))
                            : draw_between(1, seq_cap);
   });
+}
+
+rc::Gen<int64_t> grid_seq_count(int64_t num_kv_heads) {
+  return rc::gen::exec([num_kv_heads] {
+    const int64_t least = (kGridKvPairs + num_kv_heads - 1) / num_kv_heads;
+    return least + draw_between(0, least / 4);
+  });
+}
+
+HeadDraw draw_grid_heads() {
+  // Served models' GQA and MHA shapes; with grid_seq_count's sequences, 128-160 (sequence, kv
+  // head) pairs and 128-640 (sequence, head) rows, more than 512 in most cases of groups of 4.
+  // Shrinks toward 4 kv heads and MHA.
+  const int64_t kv = pick<int64_t>({{1, 4}, {3, 8}, {1, 16}});
+  const int64_t group = pick<int64_t>({{2, 1}, {1, 2}, {2, 4}});
+  return HeadDraw{kv * group, kv};
 }
 
 HeadDraw draw_ordinary_heads(int size, bool large) {

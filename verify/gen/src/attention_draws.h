@@ -13,6 +13,7 @@ enum class ContextBudget {
   kOrdinary,  ///< up to a few split-K partitions
   kLarge,     ///< large-cache cases: a few blocks or partitions
   kTiny,      ///< wide-head cases: at most a few blocks
+  kGrid,      ///< grid cases: mostly rows of 512-768 tokens (a few partitions each)
 };
 
 /// How one sequence's context length is chosen.
@@ -70,6 +71,15 @@ int64_t query_cap(int64_t max_query_len);
 rc::Gen<SeqDraw> seq_draw(const SeqLimits& limits);
 /// How many sequences a case has: 1 and primes weighted up.
 rc::Gen<int64_t> seq_count(ContextBudget budget);
+/// How many sequences a grid case has: enough for at least kGridKvPairs (sequence, kv head)
+/// pairs with `num_kv_heads` kv heads, and up to a quarter more.
+rc::Gen<int64_t> grid_seq_count(int64_t num_kv_heads);
+/// (sequence, kv head) pairs of a grid case at the least: about one per SM of today's
+/// data-centre GPUs (108-144 SMs), so that one block per pair fills a device.
+inline constexpr int64_t kGridKvPairs = 128;
+/// A grid case's long rows have at least this many tokens: two or more partitions of 256, the
+/// common default.
+inline constexpr int64_t kGridLongRow = 512;
 
 /// Query and kv heads of a case.
 struct HeadDraw {
@@ -83,5 +93,7 @@ HeadDraw draw_ordinary_heads(int size, bool large);
 /// heads; MHA, groups 2..8, 16 and 32, not powers of two (3, 5, 6, 7); MQA with 64+ query
 /// heads. Shrinks toward 2 kv heads in groups of 2.
 HeadDraw draw_wide_heads();
+/// Heads of a grid case: 4, 8 or 16 kv heads, groups of 1, 2 or 4.
+HeadDraw draw_grid_heads();
 
 }  // namespace pagecheck::verify::gen::detail

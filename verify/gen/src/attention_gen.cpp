@@ -84,6 +84,17 @@ std::vector<int64_t> place_blocks(int64_t unique, int64_t pool, bool permute, bo
   return ids;
 }
 
+/// The head size of a grid case: one of the declared sizes up to 64 (else the smallest), so
+/// that its many long rows keep the CPU reference short.
+int64_t grid_head_size(const std::vector<int64_t>& declared) {
+  std::vector<int64_t> small;
+  for (int64_t h : declared) {
+    if (h <= 64) small.push_back(h);
+  }
+  return small.empty() ? *std::min_element(declared.begin(), declared.end())
+                       : detail::pick_of(small);
+}
+
 /// The dtype a wide case uses: float32 half the time (when usable; its 4-element vectors
 /// double the 16-byte vectors per token), else any usable one.
 DType wide_dtype(const std::vector<DType>& usable) {
@@ -126,29 +137,39 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
   const bool large = options.large == LargeCache::kAlways && caps.has(PC_CAP_LARGE_CACHE);
   // A wide case: the head counts of served models, few tokens (the CPU reference stays fast).
   const bool wide = !large && detail::pick<bool>({{4, false}, {1, true}});
+  // A grid case (about one case in 60): enough sequences and kv heads to fill a GPU with one
+  // block per (sequence, kv head), rows of 512-768 tokens, small heads, decode: where
+  // size-driven launch rules flip. Rare and bounded: the CPU reference of each is the cost.
+  const bool grid = !large && !wide && detail::pick<bool>({{47, false}, {1, true}});
   const std::vector<DType> dtypes = detail::dtypes_for(caps, large);
   s.dtype = wide ? wide_dtype(dtypes) : detail::pick_of(dtypes);
   s.head_size = wide && detail::pick<bool>({{1, false}, {1, true}})
                     ? *std::max_element(caps.head_sizes.begin(), caps.head_sizes.end())
-                    : detail::pick_of(caps.head_sizes);
+                : grid ? grid_head_size(caps.head_sizes)
+                       : detail::pick_of(caps.head_sizes);
   s.block_size = detail::pick_of(caps.block_sizes);
   const int64_t bs = s.block_size;
   detail::SeqLimits limits;
   limits.block_size = bs;
   limits.budget = large  ? ContextBudget::kLarge
                   : wide ? ContextBudget::kTiny
+                  : grid ? ContextBudget::kGrid
                          : ContextBudget::kOrdinary;
   limits.partitions = caps.edge_partitions();
-  limits.max_query_len = large ? 1 : caps.max_query_len;
+  limits.max_query_len = large || grid ? 1 : caps.max_query_len;  // grid: decode (CPU budget)
   limits.context0 = !large && caps.context0 != PC_CONTEXT0_UNSUPPORTED;
 
-  // Sequences: one container, so a shrink removes any of them and shrinks each on its own.
-  const std::vector<SeqDraw> seqs =
-      *detail::non_empty_vector(detail::seq_count(limits.budget), detail::seq_draw(limits));
+  // Sequences: one container, so a shrink removes any of them and shrinks each on its own. A
+  // grid case draws its heads first: its sequence count follows from the kv heads.
+  const detail::HeadDraw grid_heads = grid ? detail::draw_grid_heads() : detail::HeadDraw{};
+  const std::vector<SeqDraw> seqs = *detail::non_empty_vector(
+      grid ? detail::grid_seq_count(grid_heads.num_kv_heads) : detail::seq_count(limits.budget),
+      detail::seq_draw(limits));
   s.num_seqs = static_cast<int64_t>(seqs.size());
 
-  const detail::HeadDraw heads =
-      wide ? detail::draw_wide_heads() : detail::draw_ordinary_heads(size, large);
+  const detail::HeadDraw heads = grid   ? grid_heads
+                                 : wide ? detail::draw_wide_heads()
+                                        : detail::draw_ordinary_heads(size, large);
   s.num_heads = heads.num_heads;
   s.num_kv_heads = heads.num_kv_heads;
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "attention_draws.h"
 #include "feature_draws.h"
 #include "gen_util.h"
 
@@ -115,6 +116,15 @@ std::vector<std::string> attention_tags(const AttentionSpec& s, const VariantCap
   if (group >= 16 && s.num_kv_heads > 1) tags.insert("group>=16");
   if (s.num_kv_heads == 1 && s.num_heads >= 64) tags.insert("mqa_heads>=64");
   if (s.num_heads >= 64) tags.insert("heads>=64");
+  // Grids that fill a GPU with long rows (grid cases, attention_draws.h): size-driven launch
+  // rules (a split-K kernel's choice between one pass and partitions + merge, one block per
+  // sequence and kv head) flip here, and small cases never reach them. 512 (sequence, head)
+  // rows is where engines' one-pass / split-K switches sit (vLLM: num_seqs * num_heads > 512).
+  const bool long_row = largest_context(s) >= detail::kGridLongRow;
+  if (long_row && s.num_seqs * s.num_kv_heads >= detail::kGridKvPairs) {
+    tags.insert("kv_pairs>=128@ctx>=512");
+  }
+  if (long_row && s.num_seqs * s.num_heads > 512) tags.insert("rows>512@ctx>=512");
   if (s.table_pad > 0) tags.insert("table_stride>width");
   if (s.bound_pad > 0) tags.insert("bound>max_ctx");
   if (s.regime == Regime::kExtreme) tags.insert("extreme_logits");
@@ -310,7 +320,9 @@ std::vector<std::string> all_edge_tags(const VariantCaps& caps) {
           "heads>=64",
           "table_stride>width",
           "bound>max_ctx",
-          "extreme_logits"};
+          "extreme_logits",
+          "kv_pairs>=128@ctx>=512",
+          "rows>512@ctx>=512"};
   for (int64_t p : caps.edge_partitions()) tags.push_back("split_edge@" + std::to_string(p));
   if (caps.has(PC_CAP_TOKEN_STRIDE) || caps.has(PC_CAP_HEAD_STRIDE))
     tags.push_back("strided_query");
