@@ -397,30 +397,6 @@ TEST(GqaTensorCores, ChosenOnlyWhereItsLoadsFit) {
   EXPECT_FALSE(kernels::gqa_uses_tensor_cores(odd)) << "block stride >= 2^31";
 }
 
-/// The launch plan takes its pipeline stages from the grid it launches: a few blocks get a
-/// deeper pipeline than a batch that fills every SM several times over, and the shared memory
-/// of the chosen stages never exceeds what the device allows a block (the host check passes).
-TEST(GqaTensorCores, StagesFollowTheGridAndFitTheDevice) {
-  const pc_device_info device = h200();
-  pc_paged_attention_args a = gqa_args();  // fp16 queries, fp8 NHD cache, 3 sequences
-  a.features.window = 0;
-  a.batch.max_query_len = 1;
-  a.batch.num_query_tokens = a.batch.num_seqs;
-  a.batch.max_context_len = 4096;  // 64 tiles: the tiles do not bound the stages
-  a.batch.max_blocks_per_seq = a.batch.block_table_stride = 4096 / 16;
-  const kernels::GqaLaunchShape few = kernels::gqa_launch_shape(&device, a);
-  ASSERT_TRUE(few.tensor_cores);
-  a.batch.num_seqs = a.batch.num_query_tokens = 4096;  // 8192 blocks over 132 SMs
-  const kernels::GqaLaunchShape full = kernels::gqa_launch_shape(&device, a);
-  EXPECT_GT(few.stages, full.stages);
-  for (const kernels::GqaLaunchShape& g : {few, full}) {
-    EXPECT_GE(g.stages, kernels::kGqaTcMinStages);
-    EXPECT_LE(g.stages, kernels::kGqaTcMaxStages);
-    EXPECT_LE(kernels::gqa_smem_bytes(128, g, true), device.max_shared_per_block);
-  }
-  EXPECT_TRUE(kernels::check_gqa(&device, a).ok());
-}
-
 /// With a window the grid has only the partitions one chunk's span can touch, and every span
 /// [lo(first row), hi(last row)) of every chunk lies inside the grid counted from the chunk's
 /// first attended partition (the kernels' BlockSpan): checked over random calls.
