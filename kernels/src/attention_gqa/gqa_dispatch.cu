@@ -49,31 +49,21 @@ KernelStatus dispatch_gqa(int64_t head_size, const GqaLaunchShape& shape, const 
   });
 }
 
-GqaTcPipeline gqa_tc_pipeline(int64_t head_size, int rows_per_block, bool fp8) {
-  GqaTcPipeline pipe{0, 0, 0};
-  (void)dispatch_head_size(head_size, [&](auto head_tag) {
-    constexpr int kHead = decltype(head_tag)::value;
-    constexpr int kTwoTiles = 2 * kGqaTensorCoreRows;
-    const bool two = rows_per_block > kGqaTensorCoreRows;
-    pipe = fp8 ? (two ? gqa::GqaTcTraits<kHead, 1, kTwoTiles>::kPipeline
-                      : gqa::GqaTcTraits<kHead, 1>::kPipeline)
-               : (two ? gqa::GqaTcTraits<kHead, 2, kTwoTiles>::kPipeline
-                      : gqa::GqaTcTraits<kHead, 2>::kPipeline);
-    return KernelStatus::success();
-  });
-  return pipe;
-}
-
 int64_t gqa_smem_bytes(int64_t head_size, const GqaLaunchShape& shape, bool fp8) {
-  if (shape.tensor_cores) {
-    const GqaTcPipeline pipe = gqa_tc_pipeline(head_size, shape.rows_per_block, fp8);
-    return pipe.stage_bytes > 0 ? pipe.fixed_bytes + shape.stages * pipe.stage_bytes : 0;
-  }
   int64_t bytes = 0;
   (void)dispatch_head_size(head_size, [&](auto head_tag) {
     constexpr int kHead = decltype(head_tag)::value;
-    bytes = shape.rows_per_block <= 4 ? gqa::GqaTraits<kHead, 4>::kSmemBytes
-                                      : gqa::GqaTraits<kHead, 8>::kSmemBytes;
+    constexpr int kTwoTiles = 2 * kGqaTensorCoreRows;
+    if (shape.tensor_cores) {
+      const bool two = shape.rows_per_block > kGqaTensorCoreRows;
+      bytes = fp8 ? (two ? gqa::GqaTcTraits<kHead, 1, kTwoTiles>::kSmemBytes
+                         : gqa::GqaTcTraits<kHead, 1>::kSmemBytes)
+                  : (two ? gqa::GqaTcTraits<kHead, 2, kTwoTiles>::kSmemBytes
+                         : gqa::GqaTcTraits<kHead, 2>::kSmemBytes);
+    } else {
+      bytes = shape.rows_per_block <= 4 ? gqa::GqaTraits<kHead, 4>::kSmemBytes
+                                        : gqa::GqaTraits<kHead, 8>::kSmemBytes;
+    }
     return KernelStatus::success();
   });
   return bytes;

@@ -43,23 +43,12 @@ Plan make_plan(const pc_device_info* device, const pc_paged_attention_args& a) {
   plan.partition_size = choose_gqa_partition_size(row_blocks, work, ctx, sms,
                                                   plan.tensor_cores ? kGqaTcKeysInFlight : 0);
   if (plan.partition_size > 0 && ctx > 0) {
-    plan.partitions = partitions_over(ctx, plan.partition_size);
+    plan.partitions = (ctx + plan.partition_size - 1) / plan.partition_size;
     // A span of `work` keys starting anywhere touches at most ceil(work / size) + 1 partitions.
     plan.grid_partitions =
-        plan.window > 0 ? std::min(plan.partitions, partitions_over(work, plan.partition_size) + 1)
-                        : plan.partitions;
-  }
-  if (plan.tensor_cores && plan.partition_size > 0) {
-    // Shared memory per block: the device's, or 0 where none can be asked (two stages).
-    int64_t smem = 0;
-    if (!max_shared_memory_per_block(device, &smem).ok()) smem = 0;
-    // A block computes at most the keys of one partition (of the span), one tile more where
-    // the span starts inside a tile.
-    const int64_t tiles =
-        partitions_over(std::min<int64_t>(work, plan.partition_size), kGqaTcStageKeys) + 1;
-    plan.stages = choose_gqa_stages(
-        row_blocks * plan.grid_partitions, tiles, sms, smem,
-        gqa_tc_pipeline(a.cache.head_size, plan.rows_per_block, is_fp8(a.cache.dtype)));
+        plan.window > 0
+            ? std::min(plan.partitions, (work + plan.partition_size - 1) / plan.partition_size + 1)
+            : plan.partitions;
   }
   return plan;
 }
@@ -279,7 +268,6 @@ KernelStatus launch_gqa_attention(const pc_device_info* device, const pc_paged_a
   p.partition_size = plan.partition_size;
   p.max_partitions = static_cast<int32_t>(plan.partitions);
   p.grid_partitions = static_cast<int32_t>(plan.grid_partitions);
-  p.stages = plan.stages;
   if (layout.total > 0) {
     if (workspace == nullptr) return KernelStatus::invalid("v3_gqa needs a workspace (NULL given)");
     if (reinterpret_cast<uintptr_t>(workspace) % 256 != 0) {

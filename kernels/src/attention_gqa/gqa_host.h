@@ -40,7 +40,6 @@ struct GqaLaunchShape {
   int64_t partitions = 1;       ///< partitions of the longest context, >= 1
   int64_t grid_partitions = 1;  ///< grid z: `partitions`, or those one chunk's window span touches
   int64_t window = 0;           ///< the window passed to the kernels (0: it covers everything)
-  int32_t stages = kGqaTcMinStages;  ///< tensor-core pipeline stages (choose_gqa_stages)
 };
 /// The launch geometry of `args` on `device` (may be NULL: 132 SMs assumed).
 GqaLaunchShape gqa_launch_shape(const pc_device_info* device, const pc_paged_attention_args& args);
@@ -51,12 +50,7 @@ GqaLaunchShape gqa_launch_shape(const pc_device_info* device, const pc_paged_att
 KernelStatus dispatch_gqa(int64_t head_size, const GqaLaunchShape& shape, const GqaParams& params,
                           cudaStream_t stream);
 /// Dynamic shared memory of the partition kernel of `shape` for a head size (tensor-core stages
-/// hold fp8 codes when `fp8`; shape.stages of them); 0 when the head size is not compiled
-/// (gqa_dispatch.cu).
+/// hold fp8 codes when `fp8`); 0 when the head size is not compiled (gqa_dispatch.cu).
 int64_t gqa_smem_bytes(int64_t head_size, const GqaLaunchShape& shape, bool fp8);
-/// The tensor-core kernel's shared-memory shape (GqaTcTraits::kPipeline) for a head size, rows
-/// per block (8 or 16) and a cache of fp8 codes or not; all zero when the head size is not
-/// compiled.
-GqaTcPipeline gqa_tc_pipeline(int64_t head_size, int rows_per_block, bool fp8);
 
 }  // namespace pagecheck::kernels

@@ -2,8 +2,6 @@
 /// Definition of the v3_gqa launcher; included only by the generated instantiation files.
 #include <cuda_runtime.h>
 
-#include <string>
-
 #include "attention_gqa/gqa_kernel.cuh"
 #include "attention_gqa/gqa_launch.h"
 #include "attention_gqa/gqa_tc_kernel.cuh"
@@ -65,14 +63,9 @@ KernelStatus launch_gqa(const GqaParams& p, cudaStream_t stream) {
 template <int HEAD, int ROWS, class T, class KV>
 KernelStatus launch_gqa_tc(const GqaParams& p, cudaStream_t stream) {
   using Tr = gqa::GqaTcTraits<HEAD, sizeof(KV), ROWS>;
-  if (p.stages < kGqaTcMinStages || p.stages > kGqaTcMaxStages) {
-    return KernelStatus::invalid("v3_gqa: pipeline stages " + std::to_string(p.stages) +
-                                 " outside [2, 8]");
-  }
   return launch_partition_and_merge<HEAD>(&gqa::gqa_tc_partition_kernel<HEAD, ROWS, T, KV>,
-                                          Tr::kThreads, static_cast<int>(Tr::smem_bytes(p.stages)),
-                                          Tr::kRows, "gqa_tc_partition_kernel<v3_gqa> launch", p,
-                                          stream);
+                                          Tr::kThreads, static_cast<int>(Tr::kSmemBytes), Tr::kRows,
+                                          "gqa_tc_partition_kernel<v3_gqa> launch", p, stream);
 }
 
 /// Explicit instantiations of one head size (used by the generated files).

@@ -42,20 +42,6 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
-/// Waits until at most `n` (0..MAX) groups of this thread's copies are pending: the
-/// instruction takes an immediate, so a run-time count selects one of MAX + 1 waits.
-template <int MAX>
-__device__ __forceinline__ void cp_async_wait_at_most(int n) {
-  if constexpr (MAX > 0) {
-    if (n >= MAX) {
-      cp_async_wait<MAX>();
-      return;
-    }
-    cp_async_wait_at_most<MAX - 1>(n);
-  } else {
-    cp_async_wait<0>();
-  }
-}
 
 /// Four 8x8 b16 matrices; lane i gives the row address of matrix i / 8, row i % 8; register j
 /// receives elements (lane / 4, 2 (lane % 4) + {0, 1}) of matrix j.

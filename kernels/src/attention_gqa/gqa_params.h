@@ -6,8 +6,6 @@
 #include <array>
 #include <cstdint>
 
-#include "attention/attention_rows.h"
-
 namespace pagecheck::kernels {
 
 /// How the loader reads one cache tensor into a shared-memory tile (chosen on the host from
@@ -70,7 +68,6 @@ struct GqaParams {
   int32_t max_partitions;       ///< ceil(max_context_len / partition_size), >= 1
   int32_t grid_partitions;      ///< grid z: max_partitions, or with a window the partitions one
                                 ///< chunk's span (W + q_len - 1 keys) can touch
-  int32_t stages;               ///< tensor-core kernel: pipeline stages (choose_gqa_stages)
 };
 
 /// Split-K partition sizes v3_gqa may use (tokens, multiples of every tile size);
@@ -101,57 +98,8 @@ inline constexpr int gqa_rows_per_block(int64_t rows) {
 }
 
 /// Keys a block of the tensor-core kernel has in flight at once at the least: its pipeline's
-/// stages (kGqaTcMinStages, asserted in GqaTcTraits) of 64 keys.
+/// stages (GqaTcTraits::kStages >= 2, asserted there) of 64 keys.
 inline constexpr int64_t kGqaTcKeysInFlight = 128;
-
-/// Pipeline stages of the tensor-core kernel: at least two (one computed while the next
-/// lands), at most kGqaTcMaxStages (choose_gqa_stages).
-inline constexpr int kGqaTcMinStages = 2;
-inline constexpr int kGqaTcMaxStages = 8;
-/// Keys of one tensor-core pipeline stage (GqaTcTraits::kTile).
-inline constexpr int kGqaTcStageKeys = 64;
-
-/// The shared memory of one tensor-core configuration (GqaTcTraits::kPipeline), as the stage
-/// rule sees it.
-struct GqaTcPipeline {
-  int64_t fixed_bytes;  ///< Q tile and offset tables, whatever the stages
-  int64_t stage_bytes;  ///< one stage of K and V
-  int32_t max_blocks;   ///< the most blocks an SM holds (registers, kTargetBlocks)
-};
-
-/// Shared memory an SM reserves per resident block (sm_80 / sm_90).
-inline constexpr int64_t kSmemReservedPerBlock = 1024;
-
-/// Pipeline stages for a launch of `blocks` thread blocks of `pipe` on `sm_count` SMs, each
-/// with `smem_per_block` bytes of opt-in shared memory per block (an SM holds that plus the
-/// 1 KB reserved for one block: 227 + 1 KB on sm_90), whose blocks compute at most `tiles`
-/// stages of keys each. The blocks an SM holds are those of an even spread of the grid
-/// (ceil(blocks / SMs), at most pipe.max_blocks, and no more than fit at two stages); each takes
-/// an equal share of the SM's shared memory in stages. A block's loads in flight, not its
-/// instructions, bound a latency-bound grid: with one block an SM (the partition rule's
-/// aim, choose_gqa_partition_size) a two-stage block has one stage in flight while it computes
-/// the other; six stages have five (docs/performance.md). No more than tiles + 1 stages (every
-/// tile in flight at once), never fewer than kGqaTcMinStages (that many always fit: the host
-/// checks kMinSmemBytes).
-inline constexpr int32_t choose_gqa_stages(int64_t blocks, int64_t tiles, int64_t sm_count,
-                                           int64_t smem_per_block, const GqaTcPipeline& pipe) {
-  const int64_t sms = sm_count > 0 ? sm_count : 132;
-  const int64_t smem_per_sm = smem_per_block + kSmemReservedPerBlock;
-  int64_t resident = blocks > 0 ? (blocks + sms - 1) / sms : 1;
-  if (resident > pipe.max_blocks) resident = pipe.max_blocks;
-  auto budget = [&](int64_t r) {
-    const int64_t share = smem_per_sm / r - kSmemReservedPerBlock;
-    return share < smem_per_block ? share : smem_per_block;
-  };
-  const int64_t least = pipe.fixed_bytes + kGqaTcMinStages * pipe.stage_bytes;
-  while (resident > 1 && budget(resident) < least) --resident;
-  int64_t stages =
-      pipe.stage_bytes > 0 ? (budget(resident) - pipe.fixed_bytes) / pipe.stage_bytes : 0;
-  if (stages > tiles + 1) stages = tiles + 1;
-  if (stages > kGqaTcMaxStages) stages = kGqaTcMaxStages;
-  if (stages < kGqaTcMinStages) stages = kGqaTcMinStages;
-  return static_cast<int32_t>(stages);
-}
 
 /// Partition size for `row_blocks` thread blocks per partition index (sequences x kv heads x
 /// row chunks) over `work_len` tokens (the longest context, or the window plus the query
@@ -173,10 +121,10 @@ inline constexpr int32_t choose_gqa_partition_size(int64_t row_blocks, int64_t w
   const bool whole = in_flight_keys > 0 && work_len <= in_flight_keys;
   int32_t chosen = 0;
   for (int32_t size : kGqaPartitionSizes) {
-    const int64_t parts = partitions_over(max_context_len, size);
+    const int64_t parts = (max_context_len + size - 1) / size;
     if (parts > kGqaMaxGridZ) continue;
     if (chosen == 0 || whole) chosen = size;  // the smallest allowed size, or the largest
-    const int64_t work_parts = partitions_over(work_len, size);
+    const int64_t work_parts = (work_len + size - 1) / size;
     if (row_blocks * (work_parts > 0 ? work_parts : 1) >= target) chosen = size;
   }
   return chosen;

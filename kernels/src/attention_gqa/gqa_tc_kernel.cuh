@@ -9,8 +9,7 @@
 /// S^T = K Q^T and O^T = V^T P^T. No warp computes another's logits (below head 192), no half
 /// of a 16-row Q tile is padding for 8 rows, and with 16 rows each K and V fragment serves both
 /// tiles.
-/// Per stage of 64 keys, in a pipeline of p.stages stages of cp.async copies (2..8, as many as
-/// the SM's shared memory holds for the blocks it runs: choose_gqa_stages):
+/// Per stage of 64 keys, in a pipeline of kStages stages of cp.async copies:
 ///  1. K ([key][dim], or [vector][key] for x-split) and V ([key][dim] or [dim][key]) copied
 ///     into shared memory (gqa_tc_stage.cuh; the block-table entries of a stage are loaded one
 ///     stage ahead); keys outside the block's attended span are zero-filled and never read
@@ -138,7 +137,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
                                   GqaTcTraits<HEAD, sizeof(KV), ROWS>::kMinBlocksPerSm)
     gqa_tc_partition_kernel(const __grid_constant__ GqaParams p) {
   using Tr = GqaTcTraits<HEAD, sizeof(KV), ROWS>;
-  constexpr int kTile = Tr::kTile, kQs = Tr::kQueryStride;
+  constexpr int kTile = Tr::kTile, kStages = Tr::kStages, kQs = Tr::kQueryStride;
   constexpr int kNr = Tr::kRowTiles;          // 8-row tiles of the block's rows
   constexpr int kNm = Tr::kDimsPerWarp / 16;  // 16-dim m-tiles of this warp's part of O^T
   constexpr int kKs = HEAD / 16;              // 16-dim k-steps of S^T
@@ -162,7 +161,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   const int32_t* table_row = p.block_table + seq * p.block_table_stride;
   const bool v_slots = p.value.mode == kGqaLoadSlotVector;
   auto* const off =
-      reinterpret_cast<StageOffsets<HEAD, sizeof(KV)>*>(stages + p.stages * Tr::kStageBytes);
+      reinterpret_cast<StageOffsets<HEAD, sizeof(KV)>*>(stages + kStages * Tr::kStageBytes);
   for (int j = tid; j < HEAD / Tr::kVector; j += Tr::kThreads) {
     off->key_vec[j] = static_cast<int32_t>(dim_offset(p.key, j * Tr::kVector, HEAD));
     off->value_vec[j] = static_cast<int32_t>(dim_offset(p.value, j * Tr::kVector, HEAD));
@@ -226,10 +225,8 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   // once stage 0 has landed (the Q tile is written while the first stages are in flight).
   uint32_t qf[kNr][kKs][2];
 
-  // One copy site: iterations t < 0 only fill the first n_stages - 1 stages; iteration t >= 0
-  // waits for stage t, issues stage t + n_stages - 1 and computes stage t. Tile t lies in stage
-  // buffer t % n_stages: `computed` for t, `filled` for t + n_stages - 1, each advanced by one
-  // an iteration.
+  // One copy site: iterations t < 0 only fill the first kStages - 1 stages; iteration t >= 0
+  // waits for stage t, issues stage t + kStages - 1 and computes stage t.
   // Warp w: keys 16 (w % 4) .. of every stage; O dims dim0 .. dim0 + kDimsPerWarp. The warps of
   // a key group (head sizes above 128) compute the same logits and softmax (bit-identical), each
   // its part of O^T.
@@ -253,10 +250,8 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   const int key_group = warp % Tr::kKeyGroups;
   const int key0 = key_group * Tr::kKeysPerWarp;
   const int dim0 = (warp / Tr::kKeyGroups) * Tr::kDimsPerWarp;
-  const int n_stages = p.stages;
-  int computed = 0, filled = 0;
 #pragma unroll 1
-  for (int t = 1 - n_stages; t < ntiles; ++t) {
+  for (int t = 1 - kStages; t < ntiles; ++t) {
     if (t == 0) {
       // Query rows (rows past the chunk: 0), while the first stages are in flight: a row per
       // warp at a time, so that each warp works out a row's place once.
@@ -272,7 +267,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
       }
     }
     if (t >= 0) {
-      cp_async_wait_at_most<kGqaTcMaxStages - 2>(n_stages - 2);
+      cp_async_wait<kStages - 2>();
       __syncthreads();  // stage t is visible; every warp is done with stage t - 1
     }
     if (t == 0) {
@@ -286,18 +281,16 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
         }
       }
     }
-    const int tn = t + n_stages - 1;
+    const int tn = t + kStages - 1;
     if (tn < ntiles) {
       issue_stage<HEAD, KV>(next, p, k_head, v_head, *off, fixed, tile_begin + tn * kTile, span_lo,
-                            span_hi, items, v_slots, k_stage(filled), v_stage(filled));
+                            span_hi, items, v_slots, k_stage(tn % kStages), v_stage(tn % kStages));
       if (tn + 1 < ntiles) load_next(tn + 1);
     }
     cp_async_commit();
-    filled = filled + 1 == n_stages ? 0 : filled + 1;
     if (t < 0) continue;
-    const KV* const kt = k_stage(computed);
-    const KV* const vt = v_stage(computed);
-    computed = computed + 1 == n_stages ? 0 : computed + 1;
+    const KV* const kt = k_stage(t % kStages);
+    const KV* const vt = v_stage(t % kStages);
     const int tile0 = tile_begin + t * kTile;
 
     // 2. S^T = K Q^T over this warp's 16 keys, each K fragment for every row tile; two

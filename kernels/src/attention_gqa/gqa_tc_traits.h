@@ -26,7 +26,7 @@ struct GqaTcTraits {
   /// fragments, so more rows never re-read the cache.
   static constexpr int kRows = ROWS;
   static constexpr int kRowTiles = ROWS / kGqaTensorCoreRows;
-  static constexpr int kTile = kGqaTcStageKeys;      ///< keys per pipeline stage
+  static constexpr int kTile = 64;                   ///< keys per pipeline stage
   static constexpr int kKeysPerWarp = 16;            ///< keys of a stage a warp computes (mma M)
   static constexpr int kVector = 16 / KV_BYTES;      ///< cache elements per 16-byte copy
   static constexpr int kQueryStride = HEAD + 8;      ///< elements per query tile row (16-byte skew)
@@ -43,19 +43,27 @@ struct GqaTcTraits {
   static constexpr int64_t kStageBytes = kKeyBytes + kValueBytes;  ///< one pipeline stage
   /// The per-block offset tables of the copies (StageOffsets), after the stages.
   static constexpr int64_t kOffsetBytes = 4 * (2 * (HEAD / kVector) + HEAD);
-  /// Blocks per SM aimed at when the grid fills every SM several times over: 3 (12 warps) with
-  /// one row tile; 2 with two, whose accumulators and Q fragments double (registers, not
-  /// shared memory, bound them).
+  /// Shared memory per block that keeps three / two blocks on an SM of 228 KB (1 KB reserved
+  /// each).
+  static constexpr int64_t kThreeBlockBudget = 75 * 1024;
+  static constexpr int64_t kTwoBlockBudget = 113 * 1024;
+  /// Stages that fit in those budgets next to Q and the offset tables.
+  static constexpr int64_t kFit3 = (kThreeBlockBudget - kQueryBytes - kOffsetBytes) / kStageBytes;
+  static constexpr int64_t kFit2 = (kTwoBlockBudget - kQueryBytes - kOffsetBytes) / kStageBytes;
+  /// Blocks per SM aimed at: 3 (12 warps) with one row tile; 2 with two, whose accumulators
+  /// and Q fragments double (registers, not shared memory, bound them).
   static constexpr int kTargetBlocks = kRowTiles == 1 ? 3 : 2;
+  /// Pipeline stages: up to 4, as many as keep kTargetBlocks blocks on an SM when at least two
+  /// do, else as many as keep two blocks, at least 2.
+  static constexpr int kStages =
+      static_cast<int>(kTargetBlocks == 3 && kFit3 >= 2 ? (kFit3 > 4 ? 4 : kFit3)
+                                                        : (kFit2 > 4   ? 4
+                                                           : kFit2 < 2 ? 2
+                                                                       : kFit2));
   /// The warps' accumulators, maxima and sums meet over Q and the stages after the last tile.
   static constexpr int64_t kMergeBytes = int64_t{kKeyGroups} * kRows * (HEAD + 2) * 4;
-  /// Dynamic shared memory of the kernel with `stages` pipeline stages (GqaParams::stages,
-  /// chosen per launch by choose_gqa_stages), bytes: Q, the stages, the offset tables.
-  static constexpr int64_t smem_bytes(int stages) {
-    return kQueryBytes + stages * kStageBytes + kOffsetBytes;
-  }
-  /// The least shared memory the kernel runs with: kGqaTcMinStages stages.
-  static constexpr int64_t kMinSmemBytes = smem_bytes(kGqaTcMinStages);
+  /// Dynamic shared memory of the kernel, bytes.
+  static constexpr int64_t kSmemBytes = kQueryBytes + kStages * kStageBytes + kOffsetBytes;
   /// Registers a thread's fragments hold for the whole partition: O^T's accumulators and Q's B
   /// fragments, for every row tile.
   static constexpr int kFragmentRegisters = kRowTiles * (kDimsPerWarp / 16 * 4 + HEAD / 16 * 2);
@@ -64,30 +72,22 @@ struct GqaTcTraits {
   /// threads), ptxas spilled 120 bytes a thread at head 192 (one row tile, fp16 cache) and 480
   /// at head 256 (two row tiles, fp8); with this rule no head size spills.
   static constexpr int kRegisterBlocks = 65536 / (kThreads * (kFragmentRegisters + 96));
-  /// Blocks per SM that fit 228 KB (1 KB reserved each) at the fewest stages, kTargetBlocks at
-  /// most.
-  static constexpr int kSmemBlocks = kMinSmemBytes + 1024 <= 228 * 1024 / 3   ? 3
-                                     : kMinSmemBytes + 1024 <= 228 * 1024 / 2 ? 2
-                                                                              : 1;
-  /// Blocks per SM the register budget is held to (__launch_bounds__) and the most the stage
-  /// rule plans for: what the registers, the shared memory and kTargetBlocks all allow, >= 1.
-  static constexpr int kMinBlocksPerSm = [] {
-    int b = kTargetBlocks;
-    if (kSmemBlocks < b) b = kSmemBlocks;
-    if (kRegisterBlocks < b) b = kRegisterBlocks;
-    return b < 1 ? 1 : b;
-  }();
-  /// What the stage rule (choose_gqa_stages) needs to know of this configuration.
-  static constexpr GqaTcPipeline kPipeline{kQueryBytes + kOffsetBytes, kStageBytes,
-                                           kMinBlocksPerSm};
+  /// Blocks per SM the shared memory allows (kTargetBlocks at most).
+  static constexpr int kSmemBlocks = kSmemBytes <= kThreeBlockBudget ? kTargetBlocks
+                                     : kSmemBytes <= kTwoBlockBudget ? 2
+                                                                     : 1;
+  /// Blocks per SM the register budget is held to (__launch_bounds__): as many as the shared
+  /// memory and the registers both allow, at least 1.
+  static constexpr int kMinBlocksPerSm = kRegisterBlocks < 1             ? 1
+                                         : kRegisterBlocks < kSmemBlocks ? kRegisterBlocks
+                                                                         : kSmemBlocks;
 
   static_assert(HEAD % 16 == 0 && HEAD >= 32, "tensor-core head sizes are multiples of 16");
   static_assert(kKeyGroups * kKeysPerWarp == kTile, "the key groups split a stage's keys");
-  static_assert(kGqaTcMinStages * kTile >= kGqaTcKeysInFlight,
-                "the partition rule's keys in flight");
+  static_assert(kStages * kTile >= kGqaTcKeysInFlight, "the partition rule's keys in flight");
   static_assert(kDimsPerWarp % 16 == 0, "a warp's dims are whole 16-dim m-tiles");
   static_assert(kRows == 8 || kRows == 16, "one or two 8-row tiles (the n8 of mma.m16n8k16)");
-  static_assert(kMergeBytes <= kQueryBytes + kGqaTcMinStages * kStageBytes, "merge space fits");
+  static_assert(kMergeBytes <= kQueryBytes + kStages * kStageBytes, "merge space fits");
   static_assert(KV_BYTES == 1 || KV_BYTES == 2, "16-bit or fp8 cache elements");
   static_assert(kQueryBytes % 16 == 0 && kKeyBytes % 16 == 0 && kValueBytes % 16 == 0,
                 "16-byte aligned sections");
