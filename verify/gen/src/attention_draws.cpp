@@ -44,7 +44,7 @@ int64_t draw_context(ContextKind kind, const SeqLimits& l, int size) {
     case ContextKind::kLong: {
       const int64_t partition = *std::min_element(l.partitions.begin(), l.partitions.end());
       // Grid rows: at least kGridLongRow tokens (several partitions of any declared size).
-      const int64_t grid_least = (kGridLongRow + partition - 1) / partition;
+      const int64_t grid_least = ceil_div(kGridLongRow, partition);
       const int64_t full =
           grid ? draw_between(grid_least, std::max(grid_least, kGridLongestRow / partition))
                : draw_between(1, large ? 2 : 1 + size / 25);
@@ -143,7 +143,7 @@ rc::Gen<int64_t> seq_count(ContextBudget budget) {
 
 rc::Gen<int64_t> grid_seq_count(int64_t num_kv_heads) {
   return rc::gen::exec([num_kv_heads] {
-    const int64_t least = (kGridKvPairs + num_kv_heads - 1) / num_kv_heads;
+    const int64_t least = ceil_div(kGridKvPairs, num_kv_heads);
     return least + draw_between(0, least / 4);
   });
 }

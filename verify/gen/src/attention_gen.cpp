@@ -179,7 +179,7 @@ AttentionSpec draw_attention(const VariantCaps& caps, const GenOptions& options)
     s.context_lens[q] = static_cast<int32_t>(seqs[q].context_len);
   }
   int64_t needed = 1;
-  for (int32_t len : s.context_lens) needed = std::max<int64_t>(needed, (len + bs - 1) / bs);
+  for (int32_t len : s.context_lens) needed = std::max<int64_t>(needed, detail::ceil_div(len, bs));
   const int64_t extra_cols = detail::pick<int64_t>({{5, 0}, {2, 1}, {1, 2}, {1, 5}});
   s.max_blocks_per_seq = needed + extra_cols;
   for (int64_t q = 0; q < s.num_seqs; ++q) {

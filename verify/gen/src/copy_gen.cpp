@@ -89,7 +89,7 @@ CopySpec draw_copy(const VariantCaps& caps, const GenOptions& options) {
   const int64_t start =
       layout == SlotLayout::kWholeBlocks ? bs * draw_between(0, 1) : draw_between(0, 2 * bs - 1);
   const int64_t blocks_needed =
-      layout == SlotLayout::kSpread ? live + 1 : (start + live + bs - 1) / bs + 1;
+      layout == SlotLayout::kSpread ? live + 1 : detail::ceil_div(start + live, bs) + 1;
   const int64_t unused = detail::draw_weighted({2, 3}) == 0 ? 0 : draw_between(1, 3 + size / 10);
   const uint64_t order_seed = detail::draw_seed();
 

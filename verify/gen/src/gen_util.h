@@ -22,6 +22,11 @@ inline uint64_t draw_seed() {
   return *rc::gen::noShrink(rc::gen::resize(100, rc::gen::arbitrary<uint64_t>()));
 }
 
+/// ceil(a / b) for a >= 0, b > 0: blocks of b tokens that hold a tokens, and the like.
+inline constexpr int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
 /// Integer in [lo, hi] (inclusive), shrinking toward lo; hi < lo gives lo.
 inline int64_t draw_between(int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
