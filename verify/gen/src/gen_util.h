@@ -7,6 +7,7 @@
 
 #include <rapidcheck.h>
 
+#include "ceil_div.h"
 #include "contents.h"
 #include "pagecheck/verify/gen/variant_caps.h"
 
@@ -20,11 +21,6 @@ inline int current_size() {
 /// A full-range, non-shrinking 64-bit seed (independent of the size).
 inline uint64_t draw_seed() {
   return *rc::gen::noShrink(rc::gen::resize(100, rc::gen::arbitrary<uint64_t>()));
-}
-
-/// ceil(a / b) for a >= 0, b > 0: blocks of b tokens that hold a tokens, and the like.
-inline constexpr int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
 }
 
 /// Integer in [lo, hi] (inclusive), shrinking toward lo; hi < lo gives lo.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "buffers.h"
+#include "ceil_div.h"
 #include "contents.h"
 #include "fp8_scales.h"
 #include "full_range.h"
@@ -81,7 +82,7 @@ double extreme_level(const AttentionSpec& s, int64_t seq, int64_t kv_head, int64
   if (mode == 3) return -kExtremeLevel;
   const double high = (h & 16) ? 5000.0 : 0.0;
   const int64_t unit = mode == 0 || s.extreme_partition <= 0 ? s.block_size : s.extreme_partition;
-  const int64_t units = (s.context_lens[seq] + unit - 1) / unit;
+  const int64_t units = detail::ceil_div(s.context_lens[seq], unit);
   const int64_t forced_high = static_cast<int64_t>((h >> 8) % static_cast<uint64_t>(units));
   const int64_t u = t / unit;
   const bool low =

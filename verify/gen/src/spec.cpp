@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "ceil_div.h"
+
 namespace pagecheck::verify::gen {
 namespace {
 
@@ -158,7 +160,7 @@ bool is_large(const CaseSpec& spec) {
 }
 
 int64_t used_blocks(const AttentionSpec& spec, int64_t seq) {
-  return (spec.context_lens.at(seq) + spec.block_size - 1) / spec.block_size;
+  return detail::ceil_div(spec.context_lens.at(seq), spec.block_size);
 }
 
 int64_t largest_context(const AttentionSpec& spec) {
