@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "arg_checks.h"
+#include "case_run_options.h"
 #include "commands.h"
 #include "output_paths.h"
 #include "pagecheck/registry.h"
@@ -32,17 +32,16 @@ namespace {
 namespace check = verify::check;
 namespace gen = verify::gen;
 
+/// Seconds a planted bug's counterexample may shrink (it shrinks quickly; verify allows more).
+constexpr double kSelftestShrinkBudgetS = 60;
+
 struct SelftestOptions {
-  int cases = 200;              ///< cases per variant (the default verification)
-  uint64_t seed = 1;            ///< run seed
-  int device = 0;               ///< CUDA device
-  int jobs = 0;                 ///< worker processes (0: automatic)
-  std::string json_path;        ///< --json FILE
-  std::string artifacts;        ///< artefact directory ("": a run folder, default_run_folder)
-  double timeout_s = 300;       ///< per case
-  double shrink_budget_s = 60;  ///< per counterexample
-  int no_gpu_exit = 3;          ///< exit status without a GPU (CTest uses a skip code)
-  bool simulate = false;        ///< the CPU simulations instead of the planted CUDA kernels
+  /// Cases (those of the default verification), seed, device, workers, artefacts, limits
+  /// (the shrink budget kSelftestShrinkBudgetS).
+  CaseRunOptions run;
+  std::string json_path;  ///< --json FILE
+  int no_gpu_exit = 3;    ///< exit status without a GPU (CTest uses a skip code)
+  bool simulate = false;  ///< the CPU simulations instead of the planted CUDA kernels
 };
 
 /// True for variants that must pass (controls).
@@ -174,11 +173,10 @@ int judge_pass(const std::vector<check::Target>& targets, const check::RunReport
 
 int run_selftest(SelftestOptions o) {
   check_output_file(o.json_path, "--json");
-  if (o.artifacts.empty()) o.artifacts = default_run_folder("selftest");
-  check_output_folder(o.artifacts, "--artifacts");
+  prepare_artifacts(o.run, "selftest");
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
-  const int jobs = o.jobs > 0 ? o.jobs : check::WorkerSession::default_jobs();
-  check::WorkerSession session(exe, {o.device, !o.simulate, o.simulate, {}}, o.timeout_s);
+  const int jobs = resolved_jobs(o.run);
+  check::WorkerSession session(exe, {o.run.device, !o.simulate, o.simulate, {}}, o.run.timeout_s);
   if (!o.simulate && !session.gpu_available()) {
     std::printf("selftest skipped: no GPU: %s\n", session.reason().c_str());
     std::fflush(stdout);
@@ -194,20 +192,11 @@ int run_selftest(SelftestOptions o) {
     std::printf("selftest: this build has no planted variants (built without CUDA)\n");
     return o.no_gpu_exit;
   }
-  check::VerifyOptions vo;
-  vo.cases = o.cases;
-  vo.seed = o.seed;
-  vo.jobs = jobs;
-  vo.ref_threads = check::WorkerSession::default_ref_threads(jobs);
-  vo.shrink_budget_s = o.shrink_budget_s;
-  vo.artifact_dir = o.artifacts;
+  check::VerifyOptions vo = verifier_options(o.run, jobs);
   vo.device = session.device();
-  vo.progress = progress_printer();
-  catch_interrupt();
-  vo.stop = interrupted;
   const check::RunReport report = check::run_verification(targets, vo, session.factory());
-  std::printf("pagecheck selftest: %d cases per variant, seed %llu, %s\n", o.cases,
-              static_cast<unsigned long long>(o.seed), report.device.c_str());
+  std::printf("pagecheck selftest: %d cases per variant, seed %llu, %s\n", o.run.cases,
+              static_cast<unsigned long long>(o.run.seed), report.device.c_str());
   std::printf("as declared (each variant judged by its own precision declaration):\n");
   nlohmann::json rows = nlohmann::json::array();
   int wrong = judge_pass(targets, report, rows);
@@ -241,7 +230,9 @@ int run_selftest(SelftestOptions o) {
                        {"passed", wrong == 0}};
     verify::write_file_atomically(o.json_path, doc.dump(2) + "\n");
   }
-  if (std::filesystem::exists(o.artifacts)) std::printf("artefacts: %s\n", o.artifacts.c_str());
+  if (std::filesystem::exists(o.run.artifacts)) {
+    std::printf("artefacts: %s\n", o.run.artifacts.c_str());
+  }
   if (report.interrupted) {
     std::printf("interrupted: the results above are partial\n");
     return kInterruptedExit;
@@ -255,30 +246,10 @@ void add_selftest_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<SelftestOptions>();
   CLI::App* cmd = app.add_subcommand(
       "selftest", "Run the default verification against planted bugs: every one must be caught");
-  cmd->add_option("--cases", o->cases, "Cases per variant")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", o->seed, "Run seed (0 to 2^64-1)")
-      ->capture_default_str()
-      ->check(seed_value());
-  cmd->add_option("--device", o->device, "CUDA device index")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1023));
-  cmd->add_option("--jobs", o->jobs, "Parallel worker processes (0: automatic)")
-      ->check(CLI::Range(0, 64));
+  o->run.shrink_budget_s = kSelftestShrinkBudgetS;
+  add_case_run_options(*cmd, o->run, "selftest");
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE")
       ->type_name("FILE");
-  cmd->add_option("--artifacts", o->artifacts,
-                  "Directory for the counterexamples' artefacts (default: a new run folder "
-                  "$TMPDIR/pagecheck-runs/selftest-<UTC time>-<pid>, printed at the end)")
-      ->type_name("DIR");
-  cmd->add_option("--case-timeout", o->timeout_s, "Seconds before a case counts as hung")
-      ->capture_default_str()
-      ->check(positive_finite());
-  cmd->add_option("--shrink-budget", o->shrink_budget_s,
-                  "Seconds spent shrinking one counterexample")
-      ->capture_default_str()
-      ->check(positive_finite());
   cmd->add_option("--no-gpu-exit", o->no_gpu_exit, "Exit status when there is no GPU")
       ->capture_default_str()
       ->check(CLI::Range(0, 255));

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arg_checks.h"
+#include "case_run_options.h"
 #include "commands.h"
 #include "output_paths.h"
 #include "pagecheck/bench/process.h"
@@ -44,12 +45,10 @@ namespace {
 namespace check = verify::check;
 
 struct VerifyOptions {
-  std::string kernel;                                             ///< family filter
-  std::string variant;                                            ///< variant filter
-  int cases = static_cast<int>(review::kDefaultCasesPerVariant);  ///< cases per variant
-  uint64_t seed = 1;                                              ///< run seed
-  std::string json_path;                                          ///< --json FILE
-  int device = 0;                                                 ///< --device N
+  std::string kernel;          ///< family filter
+  std::string variant;         ///< variant filter
+  CaseRunOptions run;          ///< cases, seed, device, workers, artefacts, time limits
+  std::string json_path;       ///< --json FILE
   std::string devices;         ///< --devices all|0,1,... ("": the one --device)
   int simulated_devices = 1;   ///< --simulated-devices N (hidden): devices --simulate pretends
   std::string shard = "0/1";   ///< --shard I/N
@@ -58,11 +57,7 @@ struct VerifyOptions {
   bool golden = false;         ///< --golden
   std::string golden_dir;      ///< --golden-dir DIR
   std::vector<std::string> plugins;  ///< --plugin LIB
-  int jobs = 0;                      ///< --jobs J (0: automatic)
-  std::string artifacts;             ///< --artifacts DIR ("": a run folder)
   std::string junit_path;            ///< --junit FILE
-  double timeout_s = 300;            ///< --case-timeout S
-  double shrink_budget_s = 120;      ///< --shrink-budget S
   double determinism_share = 1;      ///< --determinism-share F (cases run twice)
   bool record = false;               ///< --record
   std::string repo;                  ///< --repo DIR
@@ -97,7 +92,7 @@ std::optional<std::vector<int>> listed_devices(const VerifyOptions& o, int* coun
   int count = o.simulated_devices;
   std::string reason = "--simulated-devices 0";
   if (!o.simulate) {
-    check::WorkerSession probe(self_exe(), {0, false, false, o.plugins}, o.timeout_s);
+    check::WorkerSession probe(self_exe(), {0, false, false, o.plugins}, o.run.timeout_s);
     count = probe.device_count();
     reason = probe.reason();
   }
@@ -119,7 +114,8 @@ int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
   std::printf("no GPU: %s\nGPU kernels not verified; running the reference self-check only.\n",
               reason.c_str());
   std::fflush(stdout);  // seen at once in CI logs, before the self-check runs
-  const verify::SelfcheckReport report = verify::run_reference_selfcheck(o.seed, o.selfcheck_cases);
+  const verify::SelfcheckReport report =
+      verify::run_reference_selfcheck(o.run.seed, o.selfcheck_cases);
   struct Totals {
     int cases = 0, passed = 0;
     double seconds = 0;
@@ -134,7 +130,7 @@ int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
     t.seconds += c.seconds;
   }
   std::printf("reference self-check (CPU reference vs dense oracle, seed %llu)\n",
-              static_cast<unsigned long long>(o.seed));
+              static_cast<unsigned long long>(o.run.seed));
   std::printf("  %-20s %6s %6s %6s %9s\n", "family", "cases", "passed", "failed", "seconds");
   for (const auto& family : order) {
     const Totals& t = totals[family];
@@ -146,7 +142,7 @@ int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
   }
   if (!o.json_path.empty()) {
     nlohmann::json doc;
-    doc["seed"] = o.seed;
+    doc["seed"] = o.run.seed;
     doc["all_passed"] = report.all_passed();
     doc["gpu"] = {{"ran", false}, {"skipped_reason", reason}};
     doc["cases"] = nlohmann::json::array();
@@ -185,7 +181,7 @@ int run_selfcheck_only(const VerifyOptions& o, const std::string& reason) {
 /// this one). Returns its exit status; `dir_used` receives the golden folder it checked.
 int run_golden_child(const VerifyOptions& o, std::string* dir_used) {
   std::vector<std::string> argv =
-      check::worker_command(self_exe(), {o.device, false, false, o.plugins});
+      check::worker_command(self_exe(), {o.run.device, false, false, o.plugins});
   argv.push_back("--golden");
   const auto dir = verify::golden::resolve_golden_dir(o.golden_dir, "--golden-dir");
   std::printf("goldens: %s\n", dir.describe().c_str());
@@ -248,19 +244,18 @@ int run_verify(VerifyOptions o) {
     check_record_sources(record_repo(o),
                          check_record_units(record_repo(o), o.plugins, o.kernel, o.variant));
   }
-  if (o.reproduce.empty() && !replay && shard.cases(o.cases).empty()) {
-    throw UsageError("--shard " + o.shard + " gets no case of --cases " + std::to_string(o.cases) +
-                     " (shard I runs the cases I, I+N, ...)");
+  if (o.reproduce.empty() && !replay && shard.cases(o.run.cases).empty()) {
+    throw UsageError("--shard " + o.shard + " gets no case of --cases " +
+                     std::to_string(o.run.cases) + " (shard I runs the cases I, I+N, ...)");
   }
   if (!o.simulate) check_variant_filter(o.kernel, o.variant, o.plugins);  // before the GPU check
   check_output_file(o.json_path, "--json");
   if (o.dry_run) {  // no GPU, no worker: the cases' specs and what they cover
     return run_dry_run(dry_run_targets(o.simulate, o.plugins, o.kernel, o.variant),
-                       {o.seed, o.cases, shard, o.json_path});
+                       {o.run.seed, o.run.cases, shard, o.json_path});
   }
   check_output_file(o.junit_path, "--junit");
-  if (o.artifacts.empty()) o.artifacts = default_run_folder("verify");
-  check_output_folder(o.artifacts, "--artifacts");
+  prepare_artifacts(o.run, "verify");
   if (!o.reproduce.empty()) {  // names the problem (exit 2) before the GPU check
     try {
       check::check_artifact(o.reproduce);
@@ -268,25 +263,25 @@ int run_verify(VerifyOptions o) {
       throw UsageError(std::string("--reproduce: ") + e.what());
     }
   }
-  int jobs = o.jobs > 0 ? o.jobs : check::WorkerSession::default_jobs();
-  const check::WorkerOptions worker_options{o.device, false, o.simulate, o.plugins};
+  int jobs = resolved_jobs(o.run);
+  const check::WorkerOptions worker_options{o.run.device, false, o.simulate, o.plugins};
   std::unique_ptr<check::WorkerSession> single;
   std::unique_ptr<check::DeviceSessions> multi;  // --devices: a session per device
   if (!o.devices.empty()) {
     int visible = 0;
     const auto listed = listed_devices(o, &visible);
     if (!listed) return 3;
-    multi =
-        std::make_unique<check::DeviceSessions>(self_exe(), worker_options, *listed, o.timeout_s);
+    multi = std::make_unique<check::DeviceSessions>(self_exe(), worker_options, *listed,
+                                                    o.run.timeout_s);
     for (const auto& d : multi->dropped()) std::printf("%s\n", d.c_str());
     if (multi->empty()) {
       std::printf("no GPU: no listed device is usable: nothing verified\n");
       return 3;
     }
     jobs = std::max(jobs, static_cast<int>(multi->devices().size()));  // each device works
-    o.device = multi->devices().front().index;  // replays and --golden run there
+    o.run.device = multi->devices().front().index;  // replays and --golden run there
   } else {
-    single = std::make_unique<check::WorkerSession>(self_exe(), worker_options, o.timeout_s);
+    single = std::make_unique<check::WorkerSession>(self_exe(), worker_options, o.run.timeout_s);
   }
   check::WorkerSession& session = multi ? multi->first() : *single;
   const check::ExecutorFactory factory = multi ? multi->factory() : session.factory();
@@ -330,23 +325,14 @@ int run_verify(VerifyOptions o) {
                      "' (known: " + (known.empty() ? "none" : known) + ")");
   }
 
-  check::VerifyOptions vo;
-  vo.cases = o.cases;
-  vo.seed = o.seed;
+  check::VerifyOptions vo = verifier_options(o.run, jobs);
   vo.shard = shard;
-  vo.jobs = jobs;
-  vo.ref_threads = check::WorkerSession::default_ref_threads(jobs);
-  vo.shrink_budget_s = o.shrink_budget_s;
   vo.determinism_share = o.determinism_share;
-  vo.artifact_dir = o.artifacts;
   vo.device = session.device();
   if (multi && multi->devices().size() > 1) {
     vo.devices = multi->devices();
     vo.device = devices_text(vo.devices);
   }
-  vo.progress = progress_printer();
-  catch_interrupt();
-  vo.stop = interrupted;
   check::RunReport report = replay ? check::replay_spec(*replay, targets, vo, factory)
                                    : check::run_verification(targets, vo, factory);
   report.plugins = o.plugins;  // absolute (check_plugins_loadable), for the reproduce lines
@@ -367,7 +353,8 @@ int run_verify(VerifyOptions o) {
     check::write_junit(o.junit_path, "pagecheck verify", check::junit_cases(report),
                        report.wall_seconds);
   }
-  if (std::filesystem::exists(o.artifacts)) std::printf("artefacts: %s\n", o.artifacts.c_str());
+  if (std::filesystem::exists(o.run.artifacts))
+    std::printf("artefacts: %s\n", o.run.artifacts.c_str());
   if (report.interrupted) {
     std::printf("interrupted: the summary above is partial; nothing recorded\n");
     return kInterruptedExit;
@@ -452,21 +439,13 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "Only this family (paged_attention, gather_cached_kv, "
                   "reshape_and_cache)");
   cmd->add_option("--variant", o->variant, "Only this variant");
-  cmd->add_option("--cases", o->cases, "Cases per variant")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", o->seed, "Run seed (0 to 2^64-1)")
-      ->capture_default_str()
-      ->check(seed_value());
+  CLI::Option* device = add_case_run_options(*cmd, o->run, "verify");
   cmd->add_option("--json", o->json_path, "Also write the report as JSON to FILE")
       ->type_name("FILE");
   cmd->add_option("--junit", o->junit_path,
                   "Also write JUnit XML to FILE (a test case per variant; a failure holds the "
                   "shrunk counterexample and how to reproduce it)")
       ->type_name("FILE");
-  CLI::Option* device = cmd->add_option("--device", o->device, "CUDA device index")
-                            ->capture_default_str()
-                            ->check(CLI::Range(0, 1023));
   cmd->add_option("--devices", o->devices,
                   "Spread the cases over these GPUs ('all', or indices like 0,1): a worker "
                   "on each, the report per device and merged (equal to a one-GPU run of the "
@@ -495,19 +474,6 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->type_name("DIR");
   cmd->add_option("--plugin", o->plugins, "Also verify the variants of a plugin library")
       ->type_name("LIB");
-  cmd->add_option("--jobs", o->jobs, "Parallel worker processes (0: automatic)")
-      ->check(CLI::Range(0, 64));
-  cmd->add_option("--artifacts", o->artifacts,
-                  "Directory for failure artefacts (default: a new run folder "
-                  "$TMPDIR/pagecheck-runs/verify-<UTC time>-<pid>, printed at the end)")
-      ->type_name("DIR");
-  cmd->add_option("--case-timeout", o->timeout_s, "Seconds before a case counts as hung")
-      ->capture_default_str()
-      ->check(positive_finite());
-  cmd->add_option("--shrink-budget", o->shrink_budget_s,
-                  "Seconds spent shrinking one counterexample")
-      ->capture_default_str()
-      ->check(positive_finite());
   cmd->add_option("--determinism-share", o->determinism_share,
                   "Share of the cases (0 to 1) whose kernel runs twice and must give "
                   "bit-identical outputs")

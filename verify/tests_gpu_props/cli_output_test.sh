@@ -31,6 +31,8 @@ says "--junit: 'no/such/r.xml'"
 expect 2 "--artifacts FILE" -- "$pagecheck" "${sim[@]}" --cases 2 --artifacts plain
 says "--artifacts: 'plain' is not a folder"
 expect 2 "selftest --json FOLDER" -- "$pagecheck" selftest --simulate --cases 2 --json folder
+expect 2 "selftest --artifacts FILE" -- "$pagecheck" selftest --simulate --cases 2 --artifacts plain
+says "--artifacts: 'plain' is not a folder"
 expect 2 "merge --json FOLDER" -- "$pagecheck" verify merge plain --json folder
 says "--json: 'folder' is a folder"
 expect 2 "--json below a file" -- "$pagecheck" "${sim[@]}" --cases 2 --json plain/r.json
@@ -97,6 +99,18 @@ expect 2 "--seed -1" -- "$pagecheck" verify --seed -1
 says "--seed"
 expect 2 "--seed 2^64" -- "$pagecheck" verify --seed 18446744073709551616
 expect 2 "selftest --seed -1" -- "$pagecheck" selftest --simulate --seed -1
+expect 2 "selftest --cases 0" -- "$pagecheck" selftest --simulate --cases 0
+says "--cases"
+expect 2 "selftest --jobs 65" -- "$pagecheck" selftest --simulate --jobs 65
+says "--jobs"
+# The case options are declared once (case_run_options.h); each command keeps its defaults.
+expect 0 "verify --help" -- "$pagecheck" verify --help
+says "--shrink-budget FLOAT:POSITIVE=120"
+says "pagecheck-runs/verify-"
+expect 0 "selftest --help" -- "$pagecheck" selftest --help
+says "--shrink-budget FLOAT:POSITIVE=60"
+says "--cases INT:INT in [1 - 1000000]=200"
+says "pagecheck-runs/selftest-"
 expect 0 "--seed 2^64-1 is fine" -- "$pagecheck" "${sim[@]}" --variant sim_reference --cases 2 --seed 18446744073709551615
 
 # 6. Partial merges fail unless allowed; a shard that gets no case is bad usage.
