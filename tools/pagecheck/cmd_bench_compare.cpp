@@ -52,7 +52,7 @@ bench::BenchReport read_report_argument(const std::string& path) {
 }
 
 int run_compare(const CompareCliOptions& o) {
-  check_output_file(o.markdown_path, "--markdown");
+  check_output_file(o.markdown_path, "--markdown", o.files);  // never over a compared report
   if (!(o.threshold >= 0) || !std::isfinite(o.threshold)) {
     throw UsageError("--threshold must be a non-negative number");
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "output_paths.h"
 #include "pagecheck/verify/atomic_file.h"
 #include "pagecheck/verify/golden.h"
 #include "pagecheck/verify/golden_dir.h"
@@ -85,8 +86,8 @@ void add_golden_command(CLI::App& app, int& exit_code) {
       ->type_name("FILE");
   check->footer(kCheckExit);
   check->callback([options, &exit_code] {
-    if (!options->json_path.empty()) golden::check_output_file(options->json_path, "--json");
     const golden::GoldenDir dir = golden_dir(*options, golden::GoldenDirUse::kRead);
+    check_output_file(options->json_path, "--json", {dir.path});  // never over a golden
     golden::CheckReport report;
     exit_code = golden::check_goldens(dir.path, std::cout, &report);
     if (!options->json_path.empty()) {

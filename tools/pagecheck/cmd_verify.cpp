@@ -249,12 +249,14 @@ int run_verify(VerifyOptions o) {
                      std::to_string(o.run.cases) + " (shard I runs the cases I, I+N, ...)");
   }
   if (!o.simulate) check_variant_filter(o.kernel, o.variant, o.plugins);  // before the GPU check
-  check_output_file(o.json_path, "--json");
+  std::vector<std::string> inputs = o.plugins;  // the outputs never replace what the run reads
+  inputs.insert(inputs.end(), {o.reproduce, o.reproduce_spec});
+  check_output_file(o.json_path, "--json", inputs);
   if (o.dry_run) {  // no GPU, no worker: the cases' specs and what they cover
     return run_dry_run(dry_run_targets(o.simulate, o.plugins, o.kernel, o.variant),
                        {o.run.seed, o.run.cases, shard, o.json_path});
   }
-  check_output_file(o.junit_path, "--junit");
+  check_output_file(o.junit_path, "--junit", inputs);
   prepare_artifacts(o.run, "verify");
   if (!o.reproduce.empty()) {  // names the problem (exit 2) before the GPU check
     try {
@@ -381,8 +383,8 @@ struct MergeOptions {
 
 int run_merge(const MergeOptions& o) {
   if (o.files.empty()) throw UsageError("verify merge: give the shard reports to merge");
-  check_output_file(o.json_path, "--json");
-  check_output_file(o.junit_path, "--junit");
+  check_output_file(o.json_path, "--json", o.files);  // never over a shard
+  check_output_file(o.junit_path, "--junit", o.files);
   std::vector<check::RunReport> reports;
   for (const auto& f : o.files) reports.push_back(check::read_report(f));
   const check::RunReport merged = check::merge_reports(reports, o.files);  // mismatch: exit 2

@@ -65,26 +65,4 @@ GoldenDir resolve_golden_dir(const std::string& given, const std::string& option
   return dir;
 }
 
-void check_output_file(const std::string& path, const std::string& option) {
-  if (path.empty()) bad(option, "empty path");
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (fs::is_directory(status)) bad(option, "'" + path + "' is a directory, not a file");
-  if (fs::exists(status) && !fs::is_regular_file(status)) {
-    bad(option, "'" + path + "' is not a regular file");
-  }
-  fs::path parent = fs::path(path).parent_path();
-  if (parent.empty()) parent = ".";
-  if (!fs::is_directory(parent, ec)) {
-    bad(option, "cannot create '" + path + "': " + parent.string() + " is not a directory");
-  }
-  // The report is written to a temporary file in the parent and renamed over `path`.
-  if (access(parent.c_str(), W_OK | X_OK) != 0) {
-    bad(option, "cannot create '" + path + "': " + parent.string() + ": " + std::strerror(errno));
-  }
-  if (fs::exists(status) && access(path.c_str(), W_OK) != 0) {
-    bad(option, "cannot write '" + path + "': " + std::strerror(errno));
-  }
-}
-
 }  // namespace pagecheck::verify::golden

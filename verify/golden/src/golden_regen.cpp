@@ -51,6 +51,13 @@ int regen_goldens(const RegenOptions& options, std::ostream& out) {
   if (options.cases.empty()) {
     for (const GoldenCase& c : case_catalogue()) selected.push_back(&c);
   }
+  for (const GoldenCase* def : selected) {  // a golden's place holds a file or nothing
+    const std::string target = join_path(options.dir, def->name + ".h5");
+    if (fs::exists(target, ec) && !fs::is_regular_file(target, ec)) {
+      throw std::invalid_argument(target + ": not a regular file (a directory?); golden " +
+                                  def->name + " not regenerated");
+    }
+  }
   const std::string manifest_path = join_path(options.dir, kManifestName);
   if (fs::exists(manifest_path, ec) && !fs::is_regular_file(manifest_path, ec)) {
     throw std::invalid_argument(manifest_path + ": not a regular file (a directory?)");

@@ -1,5 +1,5 @@
 /// Which golden directory a command uses (given, $PAGECHECK_FIXTURES_DIR, or the repository
-/// found from the current directory), what is refused, and the up-front output path checks.
+/// found from the current directory) and what is refused (output paths: verify/util/tests).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -82,27 +82,6 @@ TEST_F(GoldenDirResolution, RefusesWhatIsNoGoldenDirectory) {
   fs::create_directories(outside_.file("MANIFEST.json"));
   refused(outside_.str(), GoldenDirUse::kWrite, outside_.file("MANIFEST.json"));
   refused(outside_.str(), GoldenDirUse::kRead, outside_.file("MANIFEST.json"));
-}
-
-TEST_F(GoldenDirResolution, OutputPathsAreCheckedWithoutWriting) {
-  const auto refused = [](const std::string& path, const std::string& words) {
-    try {
-      check_output_file(path, "--json");
-      ADD_FAILURE() << "accepted '" << path << "'";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("--json: "), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
-  };
-  refused(outside_.str(), "is a directory");
-  refused(outside_.file("missing/r.json"), "is not a directory");
-  refused("", "empty path");
-  const auto before = snapshot(outside_.str());
-  EXPECT_NO_THROW(check_output_file(outside_.file("r.json"), "--json"));
-  EXPECT_EQ(snapshot(outside_.str()), before) << "the check wrote a file";
-  verify::write_file_atomically(outside_.file("r.json"), "{}\n");
-  EXPECT_EQ(file_bytes(outside_.file("r.json")), "{}\n");
-  EXPECT_EQ(snapshot(outside_.str()).size(), before.size() + 1) << "a temporary was left";
 }
 
 }  // namespace

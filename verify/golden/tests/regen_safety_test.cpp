@@ -1,5 +1,5 @@
 /// regen under adverse conditions: two regens of one directory at once, a full disk, stale
-/// temporaries of interrupted runs, a read-only directory.
+/// temporaries of interrupted runs, a read-only directory, a folder in a golden's place.
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -137,6 +137,24 @@ TEST(GoldenRegenSafety, ReadOnlyDirectoryIsBadInputNamingIt) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find(dir.str() + ": golden directory is not writable"), std::string::npos)
       << r.output;
+  EXPECT_EQ(snapshot(dir.str()), before);
+}
+
+TEST(GoldenRegenSafety, AFolderInAGoldensPlaceIsBadInputNamingIt) {
+  TempDir dir;
+  copy_goldens(partial_goldens({"pa_ctx1_f16_h128_b16"}), dir.str());
+  const std::string place = dir.file("pa_ctx1_f16_h128_b16.h5");
+  fs::remove(place);
+  fs::create_directories(place);
+  const auto before = snapshot(dir.str());
+  std::ostringstream out;
+  try {
+    regen_goldens(RegenOptions{dir.str(), {"pa_ctx1_f16_h128_b16"}, true}, out);
+    ADD_FAILURE() << "regen accepted a folder in a golden's place";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(place + ": not a regular file"), std::string::npos)
+        << e.what();
+  }
   EXPECT_EQ(snapshot(dir.str()), before);
 }
 

@@ -30,10 +30,4 @@ enum class GoldenDirUse {
 GoldenDir resolve_golden_dir(const std::string& given, const std::string& option,
                              GoldenDirUse use = GoldenDirUse::kRead);
 
-/// Checks before any work that a report can be written to `path`: not a directory, its parent
-/// an existing directory that is writable, and the file, if it exists, writable. Creates and
-/// writes nothing (a user's `path.tmp` or other files are never touched). Throws
-/// std::invalid_argument naming `option` and the path otherwise.
-void check_output_file(const std::string& path, const std::string& option);
-
 }  // namespace pagecheck::verify::golden
