@@ -42,13 +42,16 @@ struct RecordCliOptions {
   bool force = false;
 };
 
-/// Reads a report named on the command line; a directory or a missing file is exit 2.
+/// Reads a report named on the command line; a directory, a missing file or a report that
+/// measured nothing (bench::require_measurements: nothing to compare) is exit 2.
 bench::BenchReport read_report_argument(const std::string& path) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (!fs::exists(st)) throw UsageError(path + ": no such bandwidth report");
   if (fs::is_directory(st)) throw UsageError(path + ": is a directory, not a bandwidth report");
-  return bench::read_report(path);
+  bench::BenchReport report = bench::read_report(path);
+  bench::require_measurements(report, path);
+  return report;
 }
 
 int run_compare(const CompareCliOptions& o) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "pagecheck/bench/identity_fields.h"
 #include "pagecheck/bench/report.h"
 #include "pagecheck/registry.h"
 
@@ -19,6 +20,8 @@ namespace {
 constexpr double kRelativeSlack = 1e-6;
 /// Absolute slack of a bandwidth, for tools that round GB/s to two decimals.
 constexpr double kGbpsSlack = 0.005;
+/// Absolute slack of a ceiling share, for tools that round GB/s or the share.
+constexpr double kShareSlack = 1e-4;
 
 std::string num(double v) {
   char buf[48];
@@ -91,6 +94,31 @@ void check_ceiling(const CeilingResult& c, const std::string& where) {
   check_gbps(c.gbps, c.bytes, c.time_us.median, where);
 }
 
+/// The ceiling share and its flag must follow from GB/s and the family's ceiling.
+void check_share(const VariantResult& v, const CeilingResult& ceiling, const std::string& where) {
+  const double share = ceiling.gbps > 0 ? v.gbps / ceiling.gbps : 0.0;
+  if (!close(v.ceiling_share, share, kShareSlack)) {
+    fail(where, "field 'ceiling_share' " + num(v.ceiling_share) + " is not gbps / the " +
+                    ceiling.kind + " ceiling's " + num(ceiling.gbps) + " GB/s = " + num(share));
+  }
+  if (v.above_ceiling != (v.ceiling_share > kCeilingTolerance)) {
+    fail(where, std::string("field 'above_ceiling' is ") + (v.above_ceiling ? "true" : "false") +
+                    " but the share " + num(v.ceiling_share) + " is " +
+                    (v.above_ceiling ? "not above " : "above ") + num(kCeilingTolerance));
+  }
+}
+
+/// The measurement settings a run could have used.
+void check_method(const MethodSettings& m, const std::string& where) {
+  if (!(m.max_noise >= 0)) fail(where, "field 'max_noise' must be >= 0, got " + num(m.max_noise));
+  if (!(m.timeout_s > 0))
+    fail(where, "field 'timeout_s' must be positive, got " + num(m.timeout_s));
+  if (m.warmup < 0) fail(where, "field 'warmup' must be >= 0");
+  if (m.min_samples <= 0) fail(where, "field 'min_samples' must be positive");
+  if (m.max_samples < m.min_samples) fail(where, "field 'max_samples' is below 'min_samples'");
+  if (m.l2_flush_bytes < 0) fail(where, "field 'l2_flush_bytes' must be >= 0");
+}
+
 }  // namespace
 
 void BenchReport::validate(const std::string& origin) const {
@@ -104,6 +132,13 @@ void BenchReport::validate(const std::string& origin) const {
     fail(origin, e.what());
   }
   if (unit_name().find('/') != std::string::npos) fail(origin, "'unit' must not contain '/'");
+  if (!identity_fields::is_hex64(source_hash)) {
+    fail(origin, "field 'source_hash' '" + source_hash + "' is not 64 lowercase hex digits");
+  }
+  if (!identity_fields::is_iso8601_utc(date)) {
+    fail(origin, "field 'date' '" + date + "' is not a UTC time YYYY-MM-DDTHH:MM:SSZ");
+  }
+  check_method(method, origin + ": method");
   check_ceiling(copy_ceiling, origin + ": ceilings.copy");
   check_ceiling(read_ceiling, origin + ": ceilings.read");
   for (std::size_t i = 0; i < shapes.size(); ++i) {
@@ -132,6 +167,7 @@ void BenchReport::validate(const std::string& origin) const {
       if (v.status != RunStatus::kOk) continue;  // not timed
       check_summary(v.time_us, vw + ".time_us");
       check_gbps(v.gbps, sr.bytes.total(), v.time_us.median, vw);
+      check_share(v, family_ceiling(), vw);
     }
   }
 }

@@ -121,6 +121,28 @@ TEST_F(BenchCli, CompareRefusesAnInconsistentReportNamingFileRowAndField) {
   EXPECT_NE(p.err.find("field 'gbps'"), std::string::npos) << p.err;
 }
 
+TEST_F(BenchCli, CompareOfAReportThatMeasuredNothingIsExitTwo) {
+  const auto a = write("a.json", make_report("gather_cached_kv", std::string(64, 'a'), {"v"},
+                                             {{{10, 0.01}, {20, 0.01}}}));
+  nlohmann::json j = to_json(read_report(a));
+  j["results"] = nlohmann::json::array();
+  const std::string empty = (dir_ / "empty.json").string();
+  std::ofstream(empty) << j.dump(2);
+  j = to_json(read_report(a));
+  for (auto& row : j["results"]) row["variants"][0]["status"] = "failed";
+  const std::string failed = (dir_ / "failed.json").string();
+  std::ofstream(failed) << j.dump(2);
+  for (const std::string& nothing : {empty, failed}) {
+    for (const auto& args : {std::vector<std::string>{"bench", "compare", a, nothing},
+                             std::vector<std::string>{"bench", "compare", nothing, nothing}}) {
+      const ProcessResult p = pagecheck(args);
+      EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+      EXPECT_NE(p.err.find(nothing), std::string::npos) << p.err;
+      EXPECT_EQ(p.out.find("no regression"), std::string::npos) << p.out;
+    }
+  }
+}
+
 TEST_F(BenchCli, CompareOtherDtypeUnderTheSameLabelIsExitTwo) {
   const auto r = make_report("gather_cached_kv", std::string(64, 'a'), {"v"}, {{{10, 0.01}}});
   auto other = r;

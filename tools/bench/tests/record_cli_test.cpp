@@ -45,9 +45,10 @@ class BenchRecord : public ::testing::Test {
     write_report(r, path);
     return path;
   }
-  BenchReport measured(double median_us) const {
-    return make_report("gather_cached_kv", repo_.hash("gather_cached_kv"), {"a"},
-                       {{{median_us, 0.01}, {2 * median_us, 0.01}}});
+  BenchReport measured(double relative_time) const {
+    // 10: half the copy ceiling on every shape; 20, twice the time: a quarter.
+    return testing::make_sweep_report("gather_cached_kv", repo_.hash("gather_cached_kv"), {"a"},
+                                      0.5 * 10 / relative_time);
   }
   std::string recorded(const std::string& ext) const {
     return repo_.root() + "/fixtures/bandwidth/gather_cached_kv-" +
@@ -128,13 +129,15 @@ TEST_F(BenchRecord, ForceReplacesJsonMarkdownAndPlotTogether) {
 
 TEST_F(BenchRecord, WarnsAboutEveryMeasurementAboveItsCeiling) {
   // Two variants on two shapes; the run flagged a on the second shape and b on the first.
-  BenchReport r = make_report("gather_cached_kv", repo_.hash("gather_cached_kv"), {"a", "b"},
-                              {{{10, 0.01}, {0.05, 0.01}}, {{0.04, 0.01}, {30, 0.01}}});
+  BenchReport r =
+      testing::make_sweep_report("gather_cached_kv", repo_.hash("gather_cached_kv"), {"a", "b"});
+  testing::set_timing(r, 1, 0, {0.05, 0.01});
+  testing::set_timing(r, 0, 1, {0.04, 0.01});
   const std::vector<std::pair<std::size_t, std::size_t>> flagged = {{1, 0}, {0, 1}};
   for (const auto& [shape, variant] : flagged) {
-    VariantResult& v = r.shapes[shape].variants[variant];
-    ASSERT_GT(v.ceiling_share, 1.05) << "the synthetic timing is not above the ceiling";
-    v.above_ceiling = true;
+    const VariantResult& v = r.shapes[shape].variants[variant];
+    ASSERT_GT(v.ceiling_share, kCeilingTolerance) << "the synthetic timing is not above it";
+    ASSERT_TRUE(v.above_ceiling);
   }
   const ProcessResult p =
       pagecheck({"bench", "record", carried("above.json", r), "--repo", repo_.root()});

@@ -1,6 +1,9 @@
 /// Consistency checks of reports on read and write: quartiles in order, positive times, GB/s
-/// matching the declared bytes, labels matching the shape, and reports that measured nothing.
+/// matching the declared bytes, ceiling shares and flags matching GB/s, identity and method
+/// fields a run could write, labels matching the shape, and reports that measured nothing.
 #include <gtest/gtest.h>
+
+#include <functional>
 
 #include "pagecheck/bench/report.h"
 #include "synthetic_report.h"
@@ -58,6 +61,35 @@ TEST(ReportValidate, QuartilesMinMaxMeanAndNoiseMustAgree) {
   j = good();
   j["results"][0]["variants"][0]["time_us"]["samples"] = 0;
   expect_refused(j, {"variants[0] 'naive'", "samples"});
+}
+
+TEST(ReportValidate, CeilingShareAndItsFlagMustFollowFromGbps) {
+  auto j = good();
+  j["results"][0]["variants"][0]["ceiling_share"] = -7;
+  expect_refused(
+      j, {"results[0] 't64'", "variants[0] 'naive'", "field 'ceiling_share' -7", "copy ceiling"});
+  j = good();
+  j["results"][1]["variants"][0]["above_ceiling"] = true;  // at a few % of the ceiling
+  expect_refused(j, {"results[1] 't128'", "field 'above_ceiling' is true", "not above 1.05"});
+}
+
+TEST(ReportValidate, IdentityAndMethodFieldsMustBeWhatARunWrites) {
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> edits = {
+      {[](nlohmann::json& j) { j["date"] = "yesterday"; }, "field 'date' 'yesterday'"},
+      {[](nlohmann::json& j) { j["date"] = "2025-02-30T00:00:00Z"; }, "field 'date'"},
+      {[](nlohmann::json& j) { j["source_hash"] = "abc"; }, "field 'source_hash' 'abc'"},
+      {[](nlohmann::json& j) { j["source_hash"] = std::string(64, 'A'); }, "field 'source_hash'"},
+      {[](nlohmann::json& j) { j["method"]["max_noise"] = -1; }, "method: field 'max_noise'"},
+      {[](nlohmann::json& j) { j["method"]["timeout_s"] = 0; }, "method: field 'timeout_s'"},
+      {[](nlohmann::json& j) { j["method"]["min_samples"] = 0; }, "method: field 'min_samples'"},
+      {[](nlohmann::json& j) { j["method"]["max_samples"] = 1; }, "method: field 'max_samples'"},
+      {[](nlohmann::json& j) { j["method"]["warmup"] = -1; }, "warmup"},
+  };
+  for (const auto& [edit, words] : edits) {
+    auto j = good();
+    edit(j);
+    expect_refused(j, {words});
+  }
 }
 
 TEST(ReportValidate, NonPositiveTimesAreRefused) {

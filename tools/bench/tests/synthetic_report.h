@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "pagecheck/bench/report.h"
+#include "pagecheck/bench/shapes.h"
+#include "pagecheck/registry.h"
 
 namespace pagecheck::bench::testing {
 
@@ -26,6 +28,32 @@ inline SampleSummary summary_of(Timing t, int64_t samples = 40) {
   s.mean = t.median_us;
   s.noise = t.noise;
   return s;
+}
+
+/// Sets result `v` of shape row `s` to `timing`, with what a run derives from it: GB/s, the
+/// share of the family's ceiling and the above-ceiling flag.
+inline void set_timing(BenchReport& r, std::size_t s, std::size_t v, Timing timing) {
+  ShapeResult& sr = r.shapes[s];
+  VariantResult& vr = sr.variants[v];
+  vr.time_us = summary_of(timing);
+  vr.gbps = bandwidth_gbps(sr.bytes.total(), vr.time_us.median);
+  vr.ceiling_share = vr.gbps / r.family_ceiling().gbps;
+  vr.above_ceiling = vr.ceiling_share > kCeilingTolerance;
+}
+
+/// Appends a row for `shape` with one result per variant of `r`, at `timings[variant]`.
+inline void add_row(BenchReport& r, const BenchShape& shape, const std::vector<Timing>& timings) {
+  ShapeResult sr;
+  sr.shape = shape;
+  sr.bytes = bytes_moved(shape);
+  for (const std::string& name : r.variants) {
+    VariantResult vr;
+    vr.variant = name;
+    sr.variants.push_back(vr);
+  }
+  r.shapes.push_back(sr);
+  for (std::size_t v = 0; v < timings.size(); ++v)
+    set_timing(r, r.shapes.size() - 1, v, timings[v]);
 }
 
 /// A gather_cached_kv report (or `family`'s) over `tokens`, with timings[variant][shape].
@@ -66,21 +94,29 @@ inline BenchReport make_report(const std::string& family, const std::string& has
                                                        : PC_FAMILY_RESHAPE_AND_CACHE;
   const std::size_t num_shapes = timings.empty() ? 0 : timings.front().size();
   for (std::size_t s = 0; s < num_shapes; ++s) {
-    ShapeResult sr;
+    ShapeResult sr;  // the shape only: add_row makes the row
     sr.shape =
         fam == PC_FAMILY_PAGED_ATTENTION
             ? attention_shape(1 + static_cast<int64_t>(s), 512, 40, 40, 128, 16, DType::kFloat16)
             : copy_shape(fam, int64_t{64} << s, 40, 128, 8, DType::kFloat16);
-    sr.bytes = bytes_moved(sr.shape);
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-      VariantResult vr;
-      vr.variant = variants[v];
-      vr.time_us = summary_of(timings[v][s]);
-      vr.gbps = bandwidth_gbps(sr.bytes.total(), vr.time_us.median);
-      vr.ceiling_share = vr.gbps / r.family_ceiling().gbps;
-      sr.variants.push_back(vr);
-    }
-    r.shapes.push_back(sr);
+    std::vector<Timing> row;
+    for (const auto& per_variant : timings) row.push_back(per_variant[s]);
+    add_row(r, sr.shape, row);
+  }
+  return r;
+}
+
+/// A report of `family`'s whole built-in default sweep (fp16 storage), every variant at
+/// `share` of the family's ceiling on every shape (noise 1%): a report recording accepts
+/// (review::check_recordable).
+inline BenchReport make_sweep_report(const std::string& family, const std::string& hash,
+                                     const std::vector<std::string>& variants, double share = 0.5) {
+  BenchReport r = make_report(family, hash, variants, {});
+  for (const BenchShape& shape : builtin_sweep(parse_family(family), false, DType::kFloat16)) {
+    // GB/s is inversely proportional to the time: the time at which it is `share` x ceiling.
+    const double us =
+        bandwidth_gbps(bytes_moved(shape).total(), 1.0) / (share * r.family_ceiling().gbps);
+    add_row(r, shape, std::vector<Timing>(variants.size(), Timing{us, 0.01}));
   }
   return r;
 }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pagecheck/bench/identity_fields.h"
 #include "pagecheck/bench/json_fields.h"
 #include "pagecheck/bench/report.h"
 #include "pagecheck/review/content_hash.h"
@@ -24,12 +25,6 @@ namespace {
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   json_fields::fail<EvidenceError>(where, what);
 }
-bool is_hex64(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
-           return std::isdigit(c) || (c >= 'a' && c <= 'f');
-         });
-}
-
 /// Merges the run conditions of an existing record into `out`, the record replacing it (see
 /// write_verification_record): conditions must hold for the kept variants too.
 void merge_conditions(const VerificationRecord& old, VerificationRecord& out) {
@@ -56,24 +51,6 @@ std::string schema_of(const std::string& path) {
 }
 
 }  // namespace
-
-bool is_iso8601_utc(const std::string& date) {
-  if (date.size() != 20) return false;
-  for (std::size_t i = 0; i < date.size(); ++i) {
-    const char want = "dddd-dd-ddTdd:dd:ddZ"[i];
-    const bool digit = std::isdigit(static_cast<unsigned char>(date[i])) != 0;
-    if (want == 'd' ? !digit : date[i] != want) return false;
-  }
-  std::tm tm{};
-  if (strptime(date.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return false;
-  const std::tm parsed = tm;
-  const std::time_t t = timegm(&tm);  // normalizes: 2025-02-30 becomes March 2
-  std::tm back{};
-  gmtime_r(&t, &back);
-  return back.tm_year == parsed.tm_year && back.tm_mon == parsed.tm_mon &&
-         back.tm_mday == parsed.tm_mday && back.tm_hour == parsed.tm_hour &&
-         back.tm_min == parsed.tm_min && back.tm_sec == parsed.tm_sec;
-}
 
 bool VerificationRecord::quick() const {
   return std::any_of(variants.begin(), variants.end(),
@@ -111,7 +88,8 @@ void VerificationRecord::validate(const std::string& origin) const {
   }
   if (family.empty()) fail(origin, "empty 'family'");
   if (unit_name().find('/') != std::string::npos) fail(origin, "'unit' must not contain '/'");
-  if (!is_hex64(source_hash)) fail(origin, "'source_hash' must be 64 lowercase hex digits");
+  if (!identity_fields::is_hex64(source_hash))
+    fail(origin, "'source_hash' must be 64 lowercase hex digits");
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const auto& v = variants[i];
     const std::string where = origin + ": variants[" + std::to_string(i) + "]";

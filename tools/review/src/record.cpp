@@ -9,12 +9,42 @@
 
 #include "pagecheck/bench/plot.h"
 #include "pagecheck/bench/render.h"
+#include "pagecheck/bench/shapes.h"
+#include "pagecheck/registry.h"
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
 
 namespace pagecheck::review {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+/// Throws EvidenceError unless `report` holds every shape of the built-in default sweep of its
+/// family and storage dtype, and no other: evidence is a whole sweep, not a chosen part of one.
+void require_whole_sweep(const bench::BenchReport& report, const std::string& origin) {
+  const auto sweep =
+      bench::builtin_sweep(parse_family(report.family), false, report.shapes.front().shape.dtype);
+  std::string missing, extra;
+  for (const auto& s : sweep) {
+    const bool held = std::any_of(report.shapes.begin(), report.shapes.end(),
+                                  [&](const auto& r) { return r.shape.label == s.label; });
+    if (!held) missing += (missing.empty() ? "" : ", ") + s.label;
+  }
+  for (const auto& r : report.shapes) {
+    const bool listed = std::any_of(sweep.begin(), sweep.end(),
+                                    [&](const auto& s) { return s.label == r.shape.label; });
+    if (!listed) extra += (extra.empty() ? "" : ", ") + r.shape.label;
+  }
+  if (!missing.empty() || !extra.empty()) {
+    throw EvidenceError(origin + ": not the whole default sweep of " + report.family +
+                        (missing.empty() ? "" : "; missing: " + missing) +
+                        (extra.empty() ? "" : "; not in it: " + extra) +
+                        " (record a report of `pagecheck bench --family " + report.family + "`)");
+  }
+}
+
+}  // namespace
 
 void check_recordable(const std::string& repo, const bench::BenchReport& report,
                       const std::string& origin) {
@@ -30,6 +60,7 @@ void check_recordable(const std::string& repo, const bench::BenchReport& report,
     throw EvidenceError(origin + ": a " + report.family + " report for " + unit.name + ", which " +
                         kFamiliesFile + " declares as " + unit.kernel_family());
   }
+  require_whole_sweep(report, origin);
   const FamilyHash current = working_tree_hash(repo, unit);
   if (current.hash != report.source_hash) {
     throw EvidenceError(origin + ": measured on " + report.unit_name() + " sources " +

@@ -53,9 +53,7 @@ TEST(ReviewCli, BenchRecordImportsReportsOfTheCurrentSourcesOnly) {
   ScratchRepo repo;
   const std::string h = repo.hash("paged_attention");
   const std::string carried = repo.root() + "/carried.json";
-  bench::write_report(
-      bench::testing::make_report("paged_attention", h, {"a"}, {{{10, 0.01}, {20, 0.01}}}),
-      carried);
+  bench::write_report(bench::testing::make_sweep_report("paged_attention", h, {"a"}), carried);
   bench::ProcessResult p = pagecheck({"bench", "record", carried, "--repo", repo.root()});
   EXPECT_EQ(p.exit_code, 0) << p.err;
   EXPECT_TRUE(std::filesystem::exists(bandwidth_report_path(repo.root(), "paged_attention", h)));

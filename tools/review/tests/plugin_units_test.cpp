@@ -117,9 +117,8 @@ TEST(PluginUnits, AmbiguousOrMalformedEntriesAreRejectedNamingTheEntry) {
 TEST(PluginUnits, RunIsSplitIntoOneReportPerUnit) {
   ScratchRepo repo;
   add_plugin_unit(repo);
-  std::vector<std::vector<bench::testing::Timing>> t(3, {{10, 0.01}});
   const bench::BenchReport run =
-      bench::testing::make_report("gather_cached_kv", "unknown", {"a", "p", "b"}, t);
+      bench::testing::make_sweep_report("gather_cached_kv", "unknown", {"a", "p", "b"});
   const auto reports = reports_per_unit(repo.root(), run, {"a", "b"});
   ASSERT_EQ(reports.size(), 2u);
   // The built-in unit keeps only built-in variants, under the family's hash.

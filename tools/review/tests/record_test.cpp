@@ -19,7 +19,7 @@ std::string read_text(const std::string& path) {
 TEST(Record, WritesReportAndMarkdownLinkingThePlotUnderTheHashName) {
   ScratchRepo repo;
   const std::string h = repo.hash("gather_cached_kv");
-  const auto report = bench::testing::make_report("gather_cached_kv", h, {"a"}, {{{10, 0.01}}});
+  const auto report = bench::testing::make_sweep_report("gather_cached_kv", h, {"a"});
   check_recordable(repo.root(), report, "r.json");
   const RecordedReport rec = record_bandwidth_report(repo.root(), report);
   EXPECT_EQ(rec.json, bandwidth_report_path(repo.root(), "gather_cached_kv", h));
@@ -37,7 +37,7 @@ TEST(Record, WritesReportAndMarkdownLinkingThePlotUnderTheHashName) {
 TEST(Record, RefusesOtherSourcesAndOtherSweeps) {
   ScratchRepo repo;
   const std::string h = repo.hash("gather_cached_kv");
-  auto report = bench::testing::make_report("gather_cached_kv", h, {"a"}, {{{10, 0.01}}});
+  auto report = bench::testing::make_sweep_report("gather_cached_kv", h, {"a"});
   repo.write("kernels/src/copy/gather.cu", "edited after the measurement");
   try {
     check_recordable(repo.root(), report, "r.json");
@@ -54,6 +54,36 @@ TEST(Record, RefusesOtherSourcesAndOtherSweeps) {
   report.sweep = "default";
   report.family = "no_such_family";
   EXPECT_THROW(check_recordable(repo.root(), report, "r.json"), EvidenceError);
+}
+
+TEST(Record, RefusesAPartOfTheSweepNamingWhatIsMissingOrForeign) {
+  ScratchRepo repo;
+  const std::string h = repo.hash("gather_cached_kv");
+  auto report = bench::testing::make_sweep_report("gather_cached_kv", h, {"a"});
+  EXPECT_NO_THROW(check_recordable(repo.root(), report, "r.json"));
+  const std::string dropped = report.shapes[3].shape.label;
+  report.shapes.erase(report.shapes.begin() + 3);
+  try {
+    check_recordable(repo.root(), report, "r.json");
+    FAIL() << "a sweep without " << dropped << " was accepted";
+  } catch (const EvidenceError& e) {
+    EXPECT_NE(std::string(e.what()).find("r.json: not the whole default sweep of gather_cached_kv; "
+                                         "missing: " +
+                                         dropped),
+              std::string::npos)
+        << e.what();
+  }
+  report = bench::testing::make_sweep_report("gather_cached_kv", h, {"a"});
+  // make_report's rows are t64, t128, ... doubling: its 12th, t131072, is in no default sweep.
+  const auto longer = bench::testing::make_report(
+      "gather_cached_kv", h, {"a"}, {std::vector<bench::testing::Timing>(12, {10, 0.01})});
+  report.shapes.push_back(longer.shapes.back());
+  try {
+    check_recordable(repo.root(), report, "r.json");
+    FAIL() << "a sweep with an extra shape was accepted";
+  } catch (const EvidenceError& e) {
+    EXPECT_NE(std::string(e.what()).find("not in it: t131072"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

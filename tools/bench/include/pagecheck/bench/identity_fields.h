@@ -5,11 +5,41 @@
 /// tool_version). One writer and one checked reader serve both; each keeps its own schema check.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <ctime>
 #include <string>
 
 #include "pagecheck/bench/json_fields.h"
 
 namespace pagecheck::identity_fields {
+
+/// True for 64 lowercase hexadecimal digits: a source hash (SHA-256, review/content_hash.h).
+inline bool is_hex64(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+           return std::isdigit(c) || (c >= 'a' && c <= 'f');
+         });
+}
+
+/// True when `date` is "YYYY-MM-DDTHH:MM:SSZ" naming a real UTC time (2025-02-30 is none), as
+/// the evidence writers give it.
+inline bool is_iso8601_utc(const std::string& date) {
+  if (date.size() != 20) return false;
+  for (std::size_t i = 0; i < date.size(); ++i) {
+    const char want = "dddd-dd-ddTdd:dd:ddZ"[i];
+    const bool digit = std::isdigit(static_cast<unsigned char>(date[i])) != 0;
+    if (want == 'd' ? !digit : date[i] != want) return false;
+  }
+  std::tm tm{};
+  if (strptime(date.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return false;
+  const std::tm parsed = tm;
+  const std::time_t t = timegm(&tm);  // normalizes: 2025-02-30 becomes March 2
+  std::tm back{};
+  gmtime_r(&t, &back);
+  return back.tm_year == parsed.tm_year && back.tm_mon == parsed.tm_mon &&
+         back.tm_mday == parsed.tm_mday && back.tm_hour == parsed.tm_hour &&
+         back.tm_min == parsed.tm_min && back.tm_sec == parsed.tm_sec;
+}
 
 /// Sets the identity fields of `evidence` in `out`; "unit" only when the unit is not named after
 /// the family.

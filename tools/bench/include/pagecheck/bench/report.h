@@ -35,6 +35,10 @@ enum class RunStatus {
 const char* status_name(RunStatus status);
 
 /// Measurement of one variant on one shape.
+/// A result faster than this multiple of its family's ceiling (measured in the same run) is
+/// flagged `above_ceiling`: the ceiling, the byte count or the measurement is wrong.
+inline constexpr double kCeilingTolerance = 1.05;
+
 struct VariantResult {
   std::string variant;                ///< variant name
   RunStatus status = RunStatus::kOk;  ///< outcome
@@ -42,7 +46,7 @@ struct VariantResult {
   SampleSummary time_us;              ///< kernel time per call, microseconds (cold samples)
   double gbps = 0;                    ///< effective bandwidth: shape bytes / median time
   double ceiling_share = 0;           ///< gbps / the family's ceiling gbps
-  bool above_ceiling = false;         ///< gbps > 1.05 x the ceiling: suspicious, flagged
+  bool above_ceiling = false;         ///< ceiling_share > kCeilingTolerance: suspicious, flagged
   bool converged = true;              ///< noise reached the target before the sample/time cap
 };
 
@@ -124,7 +128,10 @@ struct BenchReport {
   /// variant not in `variants` or twice for one variant; for every measured ("ok") result and
   /// ceiling: samples and times not positive, quartiles out of order (min <= q1 <= median <=
   /// q3 <= max, mean within [min, max]), noise other than (q3 - q1) / median, or GB/s other
-  /// than the declared bytes over the median time (within rounding: 1e-6 relative or 0.005).
+  /// than the declared bytes over the median time (within rounding: 1e-6 relative or 0.005);
+  /// for every measured result a ceiling share other than GB/s over the family's ceiling (0
+  /// without one) or an `above_ceiling` flag other than share > kCeilingTolerance; method
+  /// settings out of range (negative noise target or warmup, no samples, no timeout).
   void validate(const std::string& origin) const;
 };
 

@@ -22,7 +22,8 @@ struct BenchOptions {
   uint64_t seed = 1;          ///< seed of inputs and block tables
   int64_t ceiling_bytes = 4ll << 30;  ///< buffer size of the copy and read ceilings (issue 17:
                                       ///< the sweeps run on at least 4 GiB)
-  double ceiling_tolerance = 1.05;    ///< flag results above this multiple of the ceiling
+  double ceiling_tolerance =
+      kCeilingTolerance;  ///< flag results above this multiple of the ceiling
   /// Throws std::invalid_argument naming the option when a value is out of range.
   void validate() const;
 };

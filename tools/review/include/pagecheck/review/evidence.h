@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pagecheck/bench/identity_fields.h"
 #include "pagecheck/review/families.h"
 
 namespace pagecheck::review {
@@ -105,8 +106,8 @@ struct VerificationRecord {
 };
 
 /// True when `date` is "YYYY-MM-DDTHH:MM:SSZ" naming a real UTC time (as utc_now_iso8601
-/// writes it).
-bool is_iso8601_utc(const std::string& date);
+/// writes it); shared with the bandwidth reports' check.
+using identity_fields::is_iso8601_utc;
 
 /// "<unit>-<hash12>.json" (a unit is named after its family unless it holds plugin variants)
 std::string evidence_file_name(const std::string& unit, const std::string& hash);
