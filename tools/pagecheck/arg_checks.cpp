@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "pagecheck/verify/check/devices.h"
+
 namespace pagecheck::cli {
 
 CLI::Validator seed_value() {
@@ -50,6 +52,32 @@ CLI::Validator positive_finite() {
 
 CLI::Validator unit_interval() {
   return number_that([](double v) { return v >= 0 && v <= 1; }, "a number from 0 to 1", "SHARE");
+}
+
+CLI::Validator device_list() {
+  return CLI::Validator(
+      [](std::string& text) {
+        try {
+          // Indices have at most 4 digits: with 10000 devices only the syntax can fail.
+          (void)verify::check::parse_device_list(text, 10000);
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      },
+      "", "device list");
+}
+
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty(
+      [](std::string& value) { return value.empty() ? std::string("empty value") : std::string(); },
+      "", "non-empty");
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size() != 0) option->check(non_empty);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    refuse_empty_values(*sub);
+  }
 }
 
 }  // namespace pagecheck::cli

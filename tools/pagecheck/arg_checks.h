@@ -15,4 +15,13 @@ CLI::Validator positive_finite();
 /// Accepts a number in [0, 1] (a share); refuses nan (which CLI::Range lets through).
 CLI::Validator unit_interval();
 
+/// Accepts what `--devices` may name before any GPU is asked: "all" or distinct device indices
+/// like 0,1 (parse_device_list's rules; whether the devices exist is checked later).
+CLI::Validator device_list();
+
+/// Makes every option of `app` and its (nested) subcommands that takes a value refuse an empty
+/// one: CLI11 reads `--threshold ""` as 0 and `--json ""` or `--reproduce ""` as the option not
+/// given, so a script's unset variable would silently change what runs.
+void refuse_empty_values(CLI::App& app);
+
 }  // namespace pagecheck::cli

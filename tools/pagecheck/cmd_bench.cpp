@@ -342,6 +342,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                   "table per device, with a column that flags a result more than its noise away "
                   "from the other devices'")
       ->type_name("all|I,J,...")
+      ->check(device_list())
       ->excludes(device);
   cmd->add_option("--seed", o->run.seed, "Seed of inputs and block tables")
       ->capture_default_str()

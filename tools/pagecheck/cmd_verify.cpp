@@ -453,6 +453,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "on each, the report per device and merged (equal to a one-GPU run of the "
                   "same seed); a fault on one GPU fails that case only")
       ->type_name("all|I,J,...")
+      ->check(device_list())
       ->excludes(device);
   cmd->add_option("--simulated-devices", o->simulated_devices,
                   "Devices --simulate pretends to have (tests of --devices)")

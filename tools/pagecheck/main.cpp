@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "arg_checks.h"
 #include "commands.h"
 
 namespace pagecheck::cli {
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   pagecheck::cli::add_bench_command(app, exit_code);
   pagecheck::cli::add_review_command(app, exit_code);
   pagecheck::cli::set_exit_status_footers(app);
+  pagecheck::cli::refuse_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

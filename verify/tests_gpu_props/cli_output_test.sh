@@ -103,6 +103,22 @@ expect 2 "selftest --cases 0" -- "$pagecheck" selftest --simulate --cases 0
 says "--cases"
 expect 2 "selftest --jobs 65" -- "$pagecheck" selftest --simulate --jobs 65
 says "--jobs"
+# Empty values are refused, not read as 0 or as the option left out (a script's unset variable).
+expect 2 "--reproduce ''" -- "$pagecheck" verify --reproduce ""
+says "--reproduce: empty value"
+expect 2 "--json ''" -- "$pagecheck" "${sim[@]}" --variant sim_reference --cases 2 --json ""
+says "--json: empty value"
+expect 2 "--kernel ''" -- "$pagecheck" verify --kernel ""
+expect 2 "bench compare --threshold ''" -- "$pagecheck" bench compare a.json a.json --threshold ""
+says "--threshold: empty value"
+expect 2 "golden show ''" -- "$pagecheck" golden show ""
+# --devices is read before any GPU is asked (and under --dry-run).
+expect 2 "--devices abc" -- "$pagecheck" verify --cases 2 --devices abc
+says "'abc' is not a device index"
+expect 2 "--devices 0,0 --dry-run" -- "$pagecheck" verify --cases 2 --devices 0,0 --dry-run
+says "device 0 is listed twice"
+expect 2 "bench --devices -1" -- "$pagecheck" bench --family gather_cached_kv --devices -1
+says "'-1' is not a device index"
 # The case options are declared once (case_run_options.h); each command keeps its defaults.
 expect 0 "verify --help" -- "$pagecheck" verify --help
 says "--shrink-budget FLOAT:POSITIVE=120"
