@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "pagecheck/verify/check/ctest_resources.h"
 #include "pagecheck/verify/check/device_worker.h"
 #include "pagecheck/verify/check/executor.h"
+#include "pagecheck/verify/check/report.h"
 #include "pagecheck/verify/check/sim_backend.h"
 #include "pagecheck/verify/check/verifier.h"
 
@@ -221,6 +223,52 @@ TEST(MergeChecks, ShardsOfAnotherRunAreRefusedNamingTheFileAndField) {
               check::merge_reports({a, shard_report(2, 10, "pagecheck 0.1.0")});
             }).find("report 2: field 'seed'"),
             std::string::npos);
+}
+
+TEST(MergeChecks, ReportsNoRunCouldWriteAreRefusedOnRead) {
+  check::RunReport good = shard_report(1, 10, "pagecheck 0.1.0");
+  check::VariantReport v;
+  v.registry = "builtin";
+  v.family = "gather_cached_kv";
+  v.variant = "naive";
+  v.planned = 5;
+  v.run = 5;
+  v.passed = 5;
+  v.regimes = {{"bits", 5}};
+  v.shards = {0};
+  good.variants = {v};
+  const nlohmann::json j = good;
+  EXPECT_NO_THROW(j.get<check::RunReport>());
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> edits = {
+      {[](nlohmann::json& r) { r["shards"] = {7}; }, "shard 7 is not in [0, shard_count 2)"},
+      {[](nlohmann::json& r) { r["shards"] = {-1}; }, "shard -1 is not in"},
+      {[](nlohmann::json& r) {
+         r["shards"] = {0, 0};
+       },
+       "shard 0 is listed twice"},
+      {[](nlohmann::json& r) { r["shard_count"] = 0; }, "'shard_count' must be at least 1"},
+      {[](nlohmann::json& r) { r["seed"] = "abc"; }, "field 'seed' 'abc'"},
+      {[](nlohmann::json& r) { r["seed"] = "-1"; }, "field 'seed' '-1'"},
+      {[](nlohmann::json& r) { r["variants"][0]["failed"] = -5; },
+       "variant 'naive': field 'failed' is negative"},
+      {[](nlohmann::json& r) { r["variants"][0]["passed"] = 1000; },
+       "= 1000 is more than the 5 cases run"},
+      {[](nlohmann::json& r) { r["variants"][0]["run"] = 6; }, "exceeds what was planned"},
+      {[](nlohmann::json& r) { r["variants"][0]["run"] = 4.5; }, "field 'run' must be an integer"},
+      {[](nlohmann::json& r) { r["variants"][0]["regimes"]["bits"] = -89; },
+       "field 'regimes' counts -89 cases for 'bits'"},
+      {[](nlohmann::json& r) { r["variants"][0]["family"] = "bogus"; },
+       "variant 'naive': unknown kernel family 'bogus'"},
+      {[](nlohmann::json& r) { r["variants"][0]["max_ratio"] = "bogus"; }, "'bogus' is neither"},
+      {[](nlohmann::json& r) { r["variants"][0]["shards"] = {1}; },
+       "shard 1 is not among the report's shards"},
+  };
+  for (const auto& [edit, words] : edits) {
+    nlohmann::json bad = j;
+    edit(bad);
+    EXPECT_NE(message_of([&] { (void)bad.get<check::RunReport>(); }).find(words), std::string::npos)
+        << words << " in: " << message_of([&] { (void)bad.get<check::RunReport>(); });
+  }
 }
 
 TEST(CTestResources, TheAllocatedGpuBecomesTheOnlyVisibleDevice) {

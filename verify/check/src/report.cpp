@@ -2,6 +2,7 @@
 #include "pagecheck/verify/check/report.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -24,7 +25,91 @@ json number(double v) {
   return std::isfinite(v) ? json(v) : json("inf");
 }
 double number_from(const json& j) {
+  if (j.is_string() && j.get<std::string>() != "inf") {
+    throw std::invalid_argument("'" + j.get<std::string>() + "' is neither a number nor \"inf\"");
+  }
   return j.is_string() ? INFINITY : j.get<double>();
+}
+
+/// The integer field `key` of `j` (a count): refuses a fraction, which get<int64_t> would cut.
+int64_t count_from(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number_integer()) {
+    throw std::invalid_argument(std::string("field '") + key + "' must be an integer, got " +
+                                v.dump());
+  }
+  return v.get<int64_t>();
+}
+
+/// A decimal u64 written as a string (the seed): digits only, no sign, no overflow.
+uint64_t u64_from(const json& j, const char* field) {
+  const std::string text = j.get<std::string>();
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    throw std::invalid_argument(std::string("field '") + field + "' '" + text +
+                                "' is not a decimal integer in [0, 2^64-1]");
+  }
+  return value;
+}
+
+/// Throws unless `shards` are distinct indices in [0, shard_count).
+void check_shard_indices(const std::vector<int>& shards, int shard_count,
+                         const std::string& where) {
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    if (shards[i] < 0 || shards[i] >= shard_count) {
+      throw std::invalid_argument(where + "shard " + std::to_string(shards[i]) +
+                                  " is not in [0, shard_count " + std::to_string(shard_count) +
+                                  ")");
+    }
+    if (std::find(shards.begin(), shards.begin() + i, shards[i]) != shards.begin() + i) {
+      throw std::invalid_argument(where + "shard " + std::to_string(shards[i]) +
+                                  " is listed twice");
+    }
+  }
+}
+
+/// Throws unless the counts of `v` are what a run can produce: none negative, the outcomes
+/// (passed, failed, not supported, errors) at most the cases run, those at most the planned
+/// ones, each count map summing to at most the cases run; and a known family.
+void check_counts(const VariantReport& v) {
+  const std::string where = "variant '" + v.variant + "': ";
+  try {
+    (void)parse_family(v.family);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + e.what());
+  }
+  const std::pair<const char*, int64_t> counts[] = {
+      {"planned", v.planned},      {"run", v.run},       {"passed", v.passed},
+      {"failed", v.failed},        {"errors", v.errors}, {"not_supported", v.not_supported},
+      {"runs_twice", v.runs_twice}};
+  for (const auto& [field, value] : counts) {
+    if (value < 0) {
+      throw std::invalid_argument(where + "field '" + field + "' is negative (" +
+                                  std::to_string(value) + ")");
+    }
+  }
+  const int64_t outcomes = v.passed + v.failed + v.not_supported + v.errors;
+  if (outcomes > v.run) {
+    throw std::invalid_argument(
+        where + "passed + failed + not_supported + errors = " + std::to_string(outcomes) +
+        " is more than the " + std::to_string(v.run) + " cases run");
+  }
+  if (v.run > v.planned || v.runs_twice > v.run) {
+    throw std::invalid_argument(where + "'run' " + std::to_string(v.run) + " or 'runs_twice' " +
+                                std::to_string(v.runs_twice) + " exceeds what was planned or run");
+  }
+  const std::pair<const char*, const std::map<std::string, int64_t>*> maps[] = {
+      {"regimes", &v.regimes}, {"tags", &v.tags}, {"outcomes", &v.outcomes}};
+  for (const auto& [field, m] : maps) {
+    for (const auto& [key, n] : *m) {
+      if (n < 0 || n > v.run) {
+        throw std::invalid_argument(where + "field '" + field + "' counts " + std::to_string(n) +
+                                    " cases for '" + key + "' of " + std::to_string(v.run) +
+                                    " run");
+      }
+    }
+  }
 }
 
 template <typename M>
@@ -133,12 +218,12 @@ void from_json(const json& j, VariantReport& v) {
     v.precision = j.at("precision").get<PrecisionModel>();
   }
   v.variant = j.at("variant").get<std::string>();
-  v.planned = j.at("planned").get<int64_t>();
-  v.run = j.at("run").get<int64_t>();
-  v.passed = j.at("passed").get<int64_t>();
-  v.failed = j.at("failed").get<int64_t>();
-  v.not_supported = j.at("not_supported").get<int64_t>();
-  v.errors = j.at("errors").get<int64_t>();
+  v.planned = count_from(j, "planned");
+  v.run = count_from(j, "run");
+  v.passed = count_from(j, "passed");
+  v.failed = count_from(j, "failed");
+  v.not_supported = count_from(j, "not_supported");
+  v.errors = count_from(j, "errors");
   v.error_messages = j.value("error_messages", std::vector<std::string>());
   v.regimes = j.at("regimes").get<std::map<std::string, int64_t>>();
   v.tags = j.at("tags").get<std::map<std::string, int64_t>>();
@@ -174,10 +259,14 @@ void from_json(const json& j, RunReport& r) {
   if (j.value("schema", std::string()) != kReportSchema) {
     throw std::invalid_argument("not a " + std::string(kReportSchema) + " document");
   }
-  r.seed = std::stoull(j.at("seed").get<std::string>());
+  r.seed = u64_from(j.at("seed"), "seed");
   r.cases = j.at("cases").get<int>();
   r.shard_count = j.at("shard_count").get<int>();
   r.shards = j.at("shards").get<std::vector<int>>();
+  if (r.cases < 1 || r.shard_count < 1) {
+    throw std::invalid_argument("fields 'cases' and 'shard_count' must be at least 1");
+  }
+  check_shard_indices(r.shards, r.shard_count, "");
   r.device = j.value("device", std::string());
   r.wall_seconds = j.value("wall_seconds", 0.0);
   r.variants = j.at("variants").get<std::vector<VariantReport>>();
@@ -186,6 +275,16 @@ void from_json(const json& j, RunReport& r) {
   r.interrupted = j.value("interrupted", false);
   r.tool_version = j.value("tool_version", std::string());
   r.devices = j.value("devices", std::vector<DeviceReport>());
+  for (const VariantReport& v : r.variants) {
+    check_counts(v);
+    check_shard_indices(v.shards, r.shard_count, "variant '" + v.variant + "': ");
+    for (int shard : v.shards) {
+      if (std::find(r.shards.begin(), r.shards.end(), shard) == r.shards.end()) {
+        throw std::invalid_argument("variant '" + v.variant + "': shard " + std::to_string(shard) +
+                                    " is not among the report's shards");
+      }
+    }
+  }
 }
 
 namespace {

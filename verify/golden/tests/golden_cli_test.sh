@@ -58,7 +58,7 @@ says "$outside/dirmanifest/MANIFEST.json" "verify names the folder MANIFEST.json
 # check --json.
 mkdir "$outside/adir"
 expect 2 "check --json DIR" -- "$pagecheck" golden check --dir "$repo/fixtures/golden" --json "$outside/adir"
-says "--json: '$outside/adir' is a directory" "--json folder named"
+says "--json: '$outside/adir' is a folder" "--json folder named"
 grep -q "golden(s)" "$work/out.txt" && fail "check --json DIR checked before refusing"
 expect 2 "check --json in a missing folder" -- "$pagecheck" golden check --dir "$repo/fixtures/golden" --json "$outside/nope/r.json"
 says "$outside/nope/r.json" "--json missing folder named"
@@ -97,9 +97,18 @@ else
   expect 2 "regen of a read-only folder" -- "${as_user[@]}" "$pagecheck" golden regen --dir "$outside/ro" pa_ctx1_f16_h128_b16
   says "$outside/ro" "read-only folder named"
   says "not writable" "read-only folder: why"
-  expect 2 "check --json into a read-only folder" -- "${as_user[@]}" "$pagecheck" golden check --dir "$outside/ro" --json "$outside/ro/r.json"
-  says "--json: cannot create '$outside/ro/r.json'" "read-only --json folder named"
+  mkdir "$outside/rojson"
+  chmod a-w "$outside/rojson"
+  expect 2 "check --json into a read-only folder" -- "${as_user[@]}" "$pagecheck" golden check --dir "$outside/ro" --json "$outside/rojson/r.json"
+  says "--json: '$outside/rojson/r.json': its folder '$outside/rojson' is not writable" "read-only --json folder named"
 fi
+# The report never goes into the golden folder it checks (it would replace a golden or the
+# manifest, or sit among them).
+cp -r "$repo/fixtures/golden" "$outside/g2"
+for target in MANIFEST.json pa_ctx1_f16_h128_b16.h5 r.json; do
+  expect 2 "check --json into the checked folder ($target)" -- "$pagecheck" golden check --dir "$outside/g2" --json "$outside/g2/$target"
+  says "--json: '$outside/g2/$target' lies in"
+done
 
 # Help footers.
 for sub in "" regen check show diff; do
