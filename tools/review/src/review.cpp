@@ -159,6 +159,17 @@ std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, Famil
   bench::BenchReport r = bench::read_report(path);
   check_identity(r, path, fr, fr.hash);
   fr.bandwidth_present = true;
+  // What recording refuses (record.h), in case the file came some other way.
+  if (r.sweep != "default") {
+    fr.problems.push_back("bandwidth report " + fr.bandwidth_path + ": sweep '" + r.sweep +
+                          "', not the default sweep: record `pagecheck bench --family " +
+                          fr.kernel_family + " --record`");
+  }
+  try {
+    bench::require_measurements(r, "bandwidth report " + fr.bandwidth_path);
+  } catch (const bench::ReportError& e) {
+    fr.problems.push_back(e.what());
+  }
   // read_report validated that every row's variant is one of r.variants.
   require_variants(fr, r.variants, "bandwidth report " + fr.bandwidth_path, "has no rows for",
                    options);

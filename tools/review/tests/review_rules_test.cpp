@@ -4,6 +4,10 @@
 /// families.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "pagecheck/review/review.h"
 #include "scratch_repo.h"
 
@@ -89,6 +93,23 @@ TEST(ReviewRules, ReportLackingARegisteredVariantFails) {
   EXPECT_NE(all_problems(r).find("has no rows for b, a registered built-in gather_cached_kv"),
             std::string::npos)
       << all_problems(r);
+}
+
+TEST(ReviewRules, AReportOfAnotherSweepOrThatMeasuredAVariantNowhereFails) {
+  ScratchRepo repo;
+  repo.record_all({10, 20});
+  const std::string path = repo.record_bandwidth("gather_cached_kv", {10, 20});
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(path));
+  j["sweep"] = "custom";
+  for (auto& row : j["results"]) row["variants"][1]["status"] = "unsupported";
+  std::ofstream(path, std::ios::trunc) << j.dump();
+  const std::string problems = all_problems(review(repo));
+  EXPECT_NE(problems.find("bandwidth report fixtures/bandwidth/gather_cached_kv-"),
+            std::string::npos)
+      << problems;
+  EXPECT_NE(problems.find("sweep 'custom', not the default sweep"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("variant 'b' was measured on none of the 2 shapes"), std::string::npos)
+      << problems;
 }
 
 TEST(ReviewRules, ReportRowForAnUnknownVariantFails) {
