@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "output_paths.h"
 #include "pagecheck/bench/compare.h"
+#include "pagecheck/bench/compare_rounds.h"
 #include "pagecheck/bench/render.h"
 #include "pagecheck/review/families.h"
 #include "pagecheck/review/record.h"
@@ -34,6 +35,7 @@ struct CompareCliOptions {
   double threshold = 0.05;
   std::string markdown_path;
   bool allow_missing = false;
+  bool rounds = false;  ///< --rounds: the files are OLD NEW pairs of one side-by-side run
 };
 
 struct RecordCliOptions {
@@ -54,11 +56,35 @@ bench::BenchReport read_report_argument(const std::string& path) {
   return report;
 }
 
+/// `compare --rounds OLD1 NEW1 OLD2 NEW2 ...`: the rounds of one side-by-side run.
+int run_compare_rounds(const CompareCliOptions& o) {
+  if (!o.variants.empty()) throw UsageError("--rounds compares two builds, not --variants");
+  if (o.files.size() < 2 || o.files.size() % 2 != 0) {
+    throw UsageError("--rounds takes OLD NEW pairs in the order they ran, got " +
+                     std::to_string(o.files.size()) + " report(s)");
+  }
+  std::vector<bench::BenchReport> old_rounds, new_rounds;
+  for (std::size_t i = 0; i < o.files.size(); ++i) {
+    (i % 2 == 0 ? old_rounds : new_rounds).push_back(read_report_argument(o.files[i]));
+  }
+  bench::RoundsComparison c;
+  try {
+    c = bench::compare_rounds(old_rounds, new_rounds, o.threshold);
+  } catch (const bench::ReportError& e) {
+    throw UsageError(e.what());
+  }
+  const std::string md = bench::render_rounds_markdown(c);
+  std::cout << md;
+  if (!o.markdown_path.empty()) verify::write_file_atomically(o.markdown_path, md);
+  return c.exit_code();
+}
+
 int run_compare(const CompareCliOptions& o) {
   check_output_file(o.markdown_path, "--markdown", o.files);  // never over a compared report
   if (!(o.threshold >= 0) || !std::isfinite(o.threshold)) {
     throw UsageError("--threshold must be a non-negative number");
   }
+  if (o.rounds) return run_compare_rounds(o);
   bench::Comparison c;
   if (o.files.size() == 2) {
     if (!o.variants.empty()) throw UsageError("--variants compares two variants of ONE report");
@@ -73,7 +99,9 @@ int run_compare(const CompareCliOptions& o) {
     c = bench::compare_variants(read_report_argument(o.files[0]), o.variants[0], o.variants[1],
                                 o.threshold);
   } else {
-    throw UsageError("compare takes OLD.json NEW.json, or one report and --variants OLD,NEW");
+    throw UsageError(
+        "compare takes OLD.json NEW.json, one report and --variants OLD,NEW, or --rounds with "
+        "OLD NEW pairs");
   }
   c.allow_missing = o.allow_missing;
   const std::string md = bench::render_comparison_markdown(c);
@@ -121,9 +149,14 @@ void add_bench_subcommands(CLI::App& bench, int& exit_code) {
       "compare",
       "Compare OLD.json NEW.json (or two --variants of one report) as Markdown; "
       "exit 1 when a row is slower beyond the threshold");
-  cmp->add_option("reports", c->files, "OLD.json NEW.json, or one report with --variants")
+  cmp->add_option("reports", c->files,
+                  "OLD.json NEW.json, one report with --variants, or with --rounds OLD NEW "
+                  "pairs")
       ->required()
-      ->expected(1, 2);
+      ->expected(1, 1000);
+  cmp->add_flag("--rounds", c->rounds,
+                "The reports are OLD NEW pairs of one side-by-side run, in the order they ran: "
+                "a row is faster or slower only when it is so in every round");
   cmp->add_option("--variants", c->variants, "OLD,NEW variants of one report")->delimiter(',');
   cmp->add_option("--threshold", c->threshold, "Slowdown beyond which a slower row fails")
       ->capture_default_str();

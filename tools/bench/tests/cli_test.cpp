@@ -121,6 +121,30 @@ TEST_F(BenchCli, CompareRefusesAnInconsistentReportNamingFileRowAndField) {
   EXPECT_NE(p.err.find("field 'gbps'"), std::string::npos) << p.err;
 }
 
+TEST_F(BenchCli, CompareRoundsJoinsOldNewPairsOfOneRun) {
+  const auto a = write("a.json", make_report("gather_cached_kv", std::string(64, 'a'), {"v"},
+                                             {{{10, 0.01}, {20, 0.01}}}));
+  const auto b = write("b.json", make_report("gather_cached_kv", std::string(64, 'b'), {"v"},
+                                             {{{10, 0.01}, {25, 0.01}}}));
+  const auto b2 = write("b2.json", make_report("gather_cached_kv", std::string(64, 'b'), {"v"},
+                                               {{{10, 0.01}, {19, 0.01}}}));
+  ProcessResult p = pagecheck({"bench", "compare", "--rounds", a, b, a, b});
+  EXPECT_EQ(p.exit_code, 1) << p.err;  // slower beyond 5% in both rounds
+  EXPECT_NE(p.out.find("2 alternating rounds"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("| t128 | v | 20.0 / 20.0 | 25.0 / 25.0 |"), std::string::npos) << p.out;
+  p = pagecheck({"bench", "compare", "--rounds", a, b, a, b2});
+  EXPECT_EQ(p.exit_code, 0) << p.out << p.err;  // slower in one round only: not a verdict
+  EXPECT_NE(p.out.find("| same |"), std::string::npos) << p.out;
+  for (const auto& args :
+       {std::vector<std::string>{"bench", "compare", "--rounds", a, b, a},
+        std::vector<std::string>{"bench", "compare", "--rounds", a},
+        std::vector<std::string>{"bench", "compare", "--rounds", a, b, "--variants", "v,v"},
+        std::vector<std::string>{"bench", "compare", a, b, a, b}}) {
+    p = pagecheck(args);
+    EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  }
+}
+
 TEST_F(BenchCli, CompareOfAReportThatMeasuredNothingIsExitTwo) {
   const auto a = write("a.json", make_report("gather_cached_kv", std::string(64, 'a'), {"v"},
                                              {{{10, 0.01}, {20, 0.01}}}));

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "pagecheck/bench/compare.h"
+#include "pagecheck/bench/compare_rounds.h"
 #include "pagecheck/bench/render.h"
 #include "synthetic_report.h"
 
@@ -170,6 +171,56 @@ TEST(CompareVariants, AShapeWithoutTheCandidateIsMissing) {
   EXPECT_EQ(c.missing(), 1);
   EXPECT_EQ(c.exit_code(), 1);
   EXPECT_EQ(side_by_side(r, "v1_baseline", "v1_shared_q").exit_code(), 0);  // informational
+}
+
+/// A gather report with one variant on two shapes at these medians (noise 1%).
+BenchReport round_report(const std::string& hash, double a_us, double b_us) {
+  return make_report("gather_cached_kv", hash, {"vectorized"}, {{{a_us, 0.01}, {b_us, 0.01}}});
+}
+
+TEST(CompareRounds, AVerdictHoldsOnlyWhenEveryRoundGivesIt) {
+  // Shape t64: 20% faster in both rounds. Shape t128: faster in round 1, slower in round 2.
+  const RoundsComparison c =
+      compare_rounds({round_report(kOldHash, 10, 20), round_report(kOldHash, 10, 20)},
+                     {round_report(kNewHash, 8, 18), round_report(kNewHash, 8.2, 22)}, 0.05);
+  EXPECT_EQ(c.rounds, 2);
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kFaster);
+  EXPECT_NEAR(c.rows[0].min_speedup, 10 / 8.2, 1e-12);
+  EXPECT_NEAR(c.rows[0].max_speedup, 10 / 8.0, 1e-12);
+  EXPECT_EQ(c.rows[0].old_us, (std::vector<double>{10, 10}));
+  EXPECT_EQ(c.rows[0].new_us, (std::vector<double>{8, 8.2}));
+  EXPECT_EQ(c.rows[1].verdict, Verdict::kSame);
+  EXPECT_FALSE(c.rows[1].regression);  // a regression in one round only
+  EXPECT_EQ(c.exit_code(), 0);
+  const std::string md = render_rounds_markdown(c);
+  EXPECT_NE(md.find("| t64 | vectorized | 10.0 / 10.0 | 8.00 / 8.20 | 1.220-1.250x | faster |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("2 alternating rounds"), std::string::npos) << md;
+}
+
+TEST(CompareRounds, ARegressionInEveryRoundExitsOne) {
+  const RoundsComparison c =
+      compare_rounds({round_report(kOldHash, 10, 20), round_report(kOldHash, 10, 20)},
+                     {round_report(kNewHash, 12, 20), round_report(kNewHash, 12.5, 20)}, 0.05);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kSlower);
+  EXPECT_TRUE(c.rows[0].regression);
+  EXPECT_EQ(c.rows[1].verdict, Verdict::kSame);
+  EXPECT_EQ(c.exit_code(), 1);
+  EXPECT_NE(render_rounds_markdown(c).find("**slower (regression)**"), std::string::npos);
+}
+
+TEST(CompareRounds, ARowMissingInARoundIsNotComparable) {
+  auto partial = round_report(kNewHash, 8, 18);
+  partial.shapes.pop_back();
+  const RoundsComparison c =
+      compare_rounds({round_report(kOldHash, 10, 20), round_report(kOldHash, 10, 20)},
+                     {round_report(kNewHash, 8, 18), partial}, 0.05);
+  EXPECT_TRUE(c.rows[1].missing);
+  EXPECT_EQ(c.rows[1].verdict, Verdict::kUnavailable);
+  EXPECT_EQ(c.rows[1].new_us, (std::vector<double>{18, 0}));
+  EXPECT_THROW(compare_rounds({round_report(kOldHash, 10, 20)}, {}, 0.05), ReportError);
 }
 
 }  // namespace
