@@ -1,12 +1,12 @@
 /// Validators for seeds and positive finite numbers.
 #include "arg_checks.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "pagecheck/verify/check/devices.h"
+#include "pagecheck/verify/decimal_u64.h"
 
 namespace pagecheck::cli {
 
@@ -14,13 +14,13 @@ CLI::Validator seed_value() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         uint64_t value = 0;
-        const char* end = text.data() + text.size();
-        const auto [stop, ec] = std::from_chars(text.data(), end, value);
-        if (ec == std::errc::result_out_of_range) {
-          return "seed '" + text + "' is larger than 2^64-1";
-        }
-        if (text.empty() || ec != std::errc() || stop != end) {
-          return "seed '" + text + "' is not a non-negative integer";
+        switch (verify::parse_decimal_u64(text, &value)) {
+          case verify::DecimalU64::kTooLarge:
+            return "seed '" + text + "' is larger than 2^64-1";
+          case verify::DecimalU64::kNotANumber:
+            return "seed '" + text + "' is not a non-negative integer";
+          case verify::DecimalU64::kOk:
+            break;
         }
         return {};
       },

@@ -46,13 +46,17 @@ void require_whole_sweep(const bench::BenchReport& report, const std::string& or
 
 }  // namespace
 
+void require_default_sweep(const bench::BenchReport& report, const std::string& origin) {
+  if (report.sweep != "default") {
+    throw EvidenceError(origin + ": sweep '" + report.sweep +
+                        "', not the default sweep: record `pagecheck bench --family " +
+                        report.family + " --record`");
+  }
+}
+
 void check_recordable(const std::string& repo, const bench::BenchReport& report,
                       const std::string& origin) {
-  if (report.sweep != "default") {
-    throw EvidenceError(origin +
-                        ": only reports of the built-in sweep are recorded (this one is '" +
-                        report.sweep + "')");
-  }
+  require_default_sweep(report, origin);
   bench::require_measurements(report, origin);
   const auto families = load_family_sources(repo);
   const FamilySources& unit = find_family(families, report.unit_name(), kFamiliesFile);

@@ -10,6 +10,7 @@
 #include "pagecheck/review/content_hash.h"
 #include "pagecheck/review/evidence.h"
 #include "pagecheck/review/git.h"
+#include "pagecheck/review/record.h"
 
 namespace pagecheck::review {
 
@@ -160,13 +161,14 @@ std::optional<bench::BenchReport> check_bandwidth(const std::string& repo, Famil
   check_identity(r, path, fr, fr.hash);
   fr.bandwidth_present = true;
   // What recording refuses (record.h), in case the file came some other way.
-  if (r.sweep != "default") {
-    fr.problems.push_back("bandwidth report " + fr.bandwidth_path + ": sweep '" + r.sweep +
-                          "', not the default sweep: record `pagecheck bench --family " +
-                          fr.kernel_family + " --record`");
+  const std::string origin = "bandwidth report " + fr.bandwidth_path;
+  try {
+    require_default_sweep(r, origin);
+  } catch (const EvidenceError& e) {
+    fr.problems.push_back(e.what());
   }
   try {
-    bench::require_measurements(r, "bandwidth report " + fr.bandwidth_path);
+    bench::require_measurements(r, origin);
   } catch (const bench::ReportError& e) {
     fr.problems.push_back(e.what());
   }

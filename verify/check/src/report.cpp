@@ -2,7 +2,6 @@
 #include "pagecheck/verify/check/report.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +13,7 @@
 
 #include "pagecheck/registry.h"
 #include "pagecheck/verify/atomic_file.h"
+#include "pagecheck/verify/decimal_u64.h"
 #include "pagecheck/verify/gen/classify.h"
 
 namespace pagecheck::verify::check {
@@ -45,8 +45,7 @@ int64_t count_from(const json& j, const char* key) {
 uint64_t u64_from(const json& j, const char* field) {
   const std::string text = j.get<std::string>();
   uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+  if (verify::parse_decimal_u64(text, &value) != verify::DecimalU64::kOk) {
     throw std::invalid_argument(std::string("field '") + field + "' '" + text +
                                 "' is not a decimal integer in [0, 2^64-1]");
   }
@@ -71,7 +70,7 @@ void check_shard_indices(const std::vector<int>& shards, int shard_count,
 
 /// Throws unless the counts of `v` are what a run can produce: none negative, the outcomes
 /// (passed, failed, not supported, errors) at most the cases run, those at most the planned
-/// ones, each count map summing to at most the cases run; and a known family.
+/// ones, no regime, tag or outcome counted on more cases than were run; and a known family.
 void check_counts(const VariantReport& v) {
   const std::string where = "variant '" + v.variant + "': ";
   try {

@@ -18,10 +18,15 @@ struct RecordedReport {
   std::string plot_error;  ///< why not, when it did not
 };
 
+/// Throws EvidenceError naming `origin` unless `report` is of the built-in ("default") sweep:
+/// checked when recording (check_recordable) and by review, for a file that came another way.
+void require_default_sweep(const bench::BenchReport& report, const std::string& origin);
+
 /// Throws EvidenceError (naming `origin`) unless `report` may be recorded for the sources in
-/// the working tree under `repo`: the built-in ("default") sweep, and a source hash equal to
-/// the family's current content hash. Throws bench::ReportError naming `origin` for a report
-/// that measured nothing (bench::require_measurements).
+/// the working tree under `repo`: the built-in ("default") sweep, every shape of it and no
+/// other, and a source hash equal to the family's current content hash. Throws
+/// bench::ReportError naming `origin` for a report that measured nothing
+/// (bench::require_measurements).
 void check_recordable(const std::string& repo, const bench::BenchReport& report,
                       const std::string& origin);
 
