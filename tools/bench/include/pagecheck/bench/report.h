@@ -34,11 +34,11 @@ enum class RunStatus {
 /// "ok", "unsupported", "failed".
 const char* status_name(RunStatus status);
 
-/// Measurement of one variant on one shape.
 /// A result faster than this multiple of its family's ceiling (measured in the same run) is
 /// flagged `above_ceiling`: the ceiling, the byte count or the measurement is wrong.
 inline constexpr double kCeilingTolerance = 1.05;
 
+/// Measurement of one variant on one shape.
 struct VariantResult {
   std::string variant;                ///< variant name
   RunStatus status = RunStatus::kOk;  ///< outcome
