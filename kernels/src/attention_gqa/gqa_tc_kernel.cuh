@@ -159,6 +159,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   const int part_lo = part * p.partition_size;
 
   const int32_t* table_row = p.block_table + seq * p.block_table_stride;
+  // Opaque to the optimizer, so that each entry's address is one multiply-add on this pointer
+  // rather than the row's offset recomputed per entry.
+  asm("" : "+l"(table_row));
   const bool v_slots = p.value.mode == kGqaLoadSlotVector;
   auto* const off =
       reinterpret_cast<StageOffsets<HEAD, sizeof(KV)>*>(stages + kStages * Tr::kStageBytes);
@@ -238,12 +241,18 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   StageEntries<HEAD, KV> next;
   const bool pow2 = p.block_shift >= 0;
   auto load_next = [&](int tn) {
+    const int tile0 = tile_begin + tn * kTile;
+    auto load = [&](auto pow2_tag, auto interior_tag) {
+      load_entries<HEAD, KV, decltype(pow2_tag)::value, decltype(interior_tag)::value>(
+          next, p, table_row, tile0, span_lo, span_hi, items, v_slots);
+    };
+    const bool interior = interior_stage(tile0, kTile, span_lo, span_hi);
     if (pow2) {
-      load_entries<HEAD, KV, true>(next, p, table_row, tile_begin + tn * kTile, span_lo, span_hi,
-                                   items, v_slots);
+      interior ? load(std::true_type{}, std::true_type{})
+               : load(std::true_type{}, std::false_type{});
     } else {
-      load_entries<HEAD, KV, false>(next, p, table_row, tile_begin + tn * kTile, span_lo, span_hi,
-                                    items, v_slots);
+      interior ? load(std::false_type{}, std::true_type{})
+               : load(std::false_type{}, std::false_type{});
     }
   };
   load_next(0);
@@ -283,8 +292,14 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
     }
     const int tn = t + kStages - 1;
     if (tn < ntiles) {
-      issue_stage<HEAD, KV>(next, p, k_head, v_head, *off, fixed, tile_begin + tn * kTile, span_lo,
-                            span_hi, items, v_slots, k_stage(tn % kStages), v_stage(tn % kStages));
+      const int tile0n = tile_begin + tn * kTile;
+      if (interior_stage(tile0n, kTile, span_lo, span_hi)) {
+        issue_stage<HEAD, KV, true>(next, p, k_head, v_head, *off, fixed, tile0n, span_lo, span_hi,
+                                    items, v_slots, k_stage(tn % kStages), v_stage(tn % kStages));
+      } else {
+        issue_stage<HEAD, KV, false>(next, p, k_head, v_head, *off, fixed, tile0n, span_lo, span_hi,
+                                     items, v_slots, k_stage(tn % kStages), v_stage(tn % kStages));
+      }
       if (tn + 1 < ntiles) load_next(tn + 1);
     }
     cp_async_commit();

@@ -111,19 +111,33 @@ struct StageEntries {
   int32_t v_slot0;           ///< slot vector: the slot of its first key
 };
 
-/// The block of a key position: a shift when the block size is a power of two (POW2).
+/// The block of a key position and the position's slot in it: a shift and a mask when the
+/// block size is a power of two (POW2). Positions are non-negative.
+struct BlockSlot {
+  uint32_t block;  ///< index into the sequence's block-table row
+  int slot;        ///< slot within the block
+};
 template <bool POW2>
-__device__ __forceinline__ int block_of(const GqaParams& p, int tok) {
+__device__ __forceinline__ BlockSlot block_of(const GqaParams& p, int tok) {
+  const uint32_t t = static_cast<uint32_t>(tok);
   if constexpr (POW2) {
-    return tok >> p.block_shift;
+    return {t >> p.block_shift, static_cast<int>(t & static_cast<uint32_t>(p.block_size - 1))};
   } else {
-    return tok / p.block_size;
+    const uint32_t b = t / static_cast<uint32_t>(p.block_size);
+    return {b, static_cast<int>(t - b * static_cast<uint32_t>(p.block_size))};
   }
 }
 
+/// True when every key of the stage at `tile0` lies inside [span_lo, span_hi): its entries and
+/// copies need no per-item bounds (every stage of a partition but its first and last).
+__device__ __forceinline__ bool interior_stage(int tile0, int tile, int span_lo, int span_hi) {
+  return tile0 >= span_lo && tile0 + tile <= span_hi;
+}
+
 /// Loads the table entries of stage `tile0` for this thread: keys outside [span_lo, span_hi)
-/// and items past the stage are not read (phys = -1).
-template <int HEAD, class KV, bool POW2>
+/// and items past the stage are not read (phys = -1). INTERIOR: the stage is interior_stage,
+/// so no key is checked.
+template <int HEAD, class KV, bool POW2, bool INTERIOR>
 __device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const GqaParams& p,
                                              const int32_t* table_row, int tile0, int span_lo,
                                              int span_hi, const ThreadItems& items, bool v_slots) {
@@ -137,10 +151,11 @@ __device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const Gq
                                              : stage_item<HEAD, KV>(c, items.slots_fast).key);
     e.phys[i] = -1;
     e.slot[i] = 0;
-    if ((It::kItems % Tr::kThreads == 0 || c < It::kItems) && tok >= span_lo && tok < span_hi) {
-      const int blk = block_of<POW2>(p, tok);
-      e.slot[i] = tok - blk * p.block_size;
-      e.phys[i] = __ldg(table_row + blk);
+    if ((It::kItems % Tr::kThreads == 0 || c < It::kItems) &&
+        (INTERIOR || (tok >= span_lo && tok < span_hi))) {
+      const BlockSlot bs = block_of<POW2>(p, tok);
+      e.slot[i] = bs.slot;
+      e.phys[i] = __ldg(table_row + bs.block);
     }
   }
   e.v_phys = -1;
@@ -148,11 +163,12 @@ __device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const Gq
   if (v_slots) {
     // The keys of a vector (kVec-aligned) share one block: block_size % kVec == 0 (host).
     const int tok0 = tile0 + tid % It::kSlotChunks * It::kVec;
-    const int lo = max(tok0, span_lo), hi = min(tok0 + It::kVec, span_hi);
-    if (lo < hi) {
-      const int blk = block_of<POW2>(p, lo);
-      e.v_slot0 = tok0 - blk * p.block_size;
-      e.v_phys = __ldg(table_row + blk);
+    const int lo = INTERIOR ? tok0 : max(tok0, span_lo);
+    const int hi = INTERIOR ? tok0 + It::kVec : min(tok0 + It::kVec, span_hi);
+    if (INTERIOR || lo < hi) {
+      const BlockSlot bs = block_of<POW2>(p, lo);
+      e.v_slot0 = tok0 - (lo - bs.slot);  // lo - slot: the block's first position
+      e.v_phys = __ldg(table_row + bs.block);
     }
   }
 }
@@ -170,8 +186,8 @@ struct ChunkOffsets {
 /// the tensors at this kv head; dim items in stage_item's order (`items.slots_fast`), K into
 /// `items.k_order`, V along the dims into [key][dim]. Block, slot and dim strides and a slot's
 /// offset within a block fit in 32 bits (host check in gqa_uses_tensor_cores); only the block
-/// term is 64-bit.
-template <int HEAD, class KV>
+/// term is 64-bit. INTERIOR: the stage is interior_stage (every item is read whole).
+template <int HEAD, class KV, bool INTERIOR>
 __device__ __forceinline__ void issue_stage(const StageEntries<HEAD, KV>& e, const GqaParams& p,
                                             const KV* k_head, const KV* v_head,
                                             const StageOffsets<HEAD, sizeof(KV)>& off,
@@ -200,11 +216,12 @@ __device__ __forceinline__ void issue_stage(const StageEntries<HEAD, KV>& e, con
         voff = vec_off[item.chunk];
         place = item.key * order.key + item.chunk * order.vector;
       }
-      const uint32_t ph = e.phys[i] >= 0 ? static_cast<uint32_t>(e.phys[i]) : 0u;
+      const bool read = INTERIOR || e.phys[i] >= 0;
+      const uint32_t ph = read ? static_cast<uint32_t>(e.phys[i]) : 0u;
       const uint64_t o =
           uint64_t{ph} * block_stride +
           (static_cast<uint32_t>(e.slot[i]) * slot_stride + static_cast<uint32_t>(voff));
-      cp_async16(dst + place, head + o, e.phys[i] >= 0 ? 16 : 0);
+      cp_async16(dst + place, head + o, read ? 16 : 0);
     }
   };
   copy_dims(k_head, static_cast<uint32_t>(p.key.block), static_cast<uint32_t>(p.key.slot),
@@ -218,9 +235,10 @@ __device__ __forceinline__ void issue_stage(const StageEntries<HEAD, KV>& e, con
   // V with slots contiguous: item (dim, key vector kc = tid % kSlotChunks).
   const int kc = tid % It::kSlotChunks;
   const int tok0 = tile0 + kc * kVec;
-  const bool full = tok0 >= span_lo && tok0 + kVec <= span_hi;
+  const bool full = INTERIOR || (tok0 >= span_lo && tok0 + kVec <= span_hi);
+  const bool v_read = INTERIOR || e.v_phys >= 0;
   const KV* const vsrc = v_head +
-                         uint64_t{static_cast<uint32_t>(e.v_phys >= 0 ? e.v_phys : 0)} *
+                         uint64_t{static_cast<uint32_t>(v_read ? e.v_phys : 0)} *
                              static_cast<uint32_t>(p.value.block) +
                          e.v_slot0;
 #pragma unroll
@@ -229,8 +247,8 @@ __device__ __forceinline__ void issue_stage(const StageEntries<HEAD, KV>& e, con
     if (It::kSlotItems % Tr::kThreads != 0 && c >= It::kSlotItems) break;
     const int dim = c / It::kSlotChunks;
     KV* const dst = v_dst + dim * Tr::kSlotStride + kc * kVec;
-    if (e.v_phys < 0 || full) {
-      cp_async16(dst, vsrc + off.value_dim[dim], e.v_phys >= 0 ? 16 : 0);
+    if (!v_read || full) {
+      cp_async16(dst, vsrc + off.value_dim[dim], v_read ? 16 : 0);
     } else {
       const KV* const src = vsrc + off.value_dim[dim];
 #pragma unroll 1
