@@ -15,6 +15,7 @@
 #include "attention/attention_params.h"
 #include "attention_gqa/gqa_host.h"
 #include "attention_gqa/gqa_params.h"
+#include "common/kernel_lists.h"
 #include "declaration_test_support.h"
 #include "pagecheck/registry.h"
 
@@ -216,6 +217,7 @@ TEST_F(Gqa, RefusesWhatTheKernelCannotDo) {
 }
 
 TEST_F(Gqa, WorkspaceHoldsEveryPartitionOfEveryRow) {
+  const pc_device_info device = h200();
   pc_paged_attention_args a = gqa_args();
   a.features.window = 0;
   a.batch.max_blocks_per_seq = a.batch.block_table_stride = 1024;
@@ -226,16 +228,23 @@ TEST_F(Gqa, WorkspaceHoldsEveryPartitionOfEveryRow) {
     return 2 * align(entries * 4) + align(entries * 128 * 4);
   };
   // fp16 queries on the fp8 NHD cache run on tensor cores, two 8-row tiles a block (32 rows a
-  // sequence and kv head: gqa_tc_rows_per_block): 3 sequences x 2 kv
-  // heads x 2 row chunks (group 8 x 4 tokens) = 12 blocks per partition, and the largest size
-  // whose grid still reaches 132 - 132 / 8 = 116 blocks is 1024 (16 x 12 = 192; 2048: 96).
+  // sequence and kv head: gqa_tc_rows_per_block): 3 sequences x 2 kv heads x 2 row chunks
+  // (group 8 x 4 tokens) = 12 blocks per partition. That kernel keeps two blocks on an SM, so
+  // the rule aims at 2 x (132 - 132 / 8) = 232 blocks: 512 is the largest size that reaches
+  // them (32 x 12 = 384; 1024: 192).
   ASSERT_TRUE(kernels::gqa_uses_tensor_cores(a));
-  ASSERT_EQ(kernels::choose_gqa_partition_size(12, 16384, 16384, 132), 1024);
-  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &a)), workspace_for(1024));
-  // float32 queries run on CUDA cores, 8 rows a block: 4 row chunks, 24 blocks, size 2048.
+  ASSERT_EQ(
+      kernels::gqa_kernel_facts(128, kernels::gqa_launch_shape(&device, a), true).blocks_per_sm, 2);
+  ASSERT_EQ(kernels::choose_gqa_partition_size(12, 16384, 16384, 132, 0, 2), 512);
+  EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &a)), workspace_for(512));
+  // float32 queries run on CUDA cores, 8 rows a block: 4 row chunks, 24 blocks, one block an
+  // SM aimed at: size 2048.
   pc_paged_attention_args f32 = a;
   f32.dtype = PC_DTYPE_FLOAT32;
   ASSERT_FALSE(kernels::gqa_uses_tensor_cores(f32));
+  ASSERT_EQ(
+      kernels::gqa_kernel_facts(128, kernels::gqa_launch_shape(&device, f32), true).blocks_per_sm,
+      1);
   ASSERT_EQ(kernels::choose_gqa_partition_size(24, 16384, 16384, 132), 2048);
   EXPECT_EQ(static_cast<int64_t>(gqa->workspace_bytes(h200(), &f32)), workspace_for(2048));
   // A batch that fills the device with one partition of at most 16384 tokens needs none.
@@ -288,30 +297,67 @@ TEST_F(Gqa, SmallGroupsRunOnTheSplitKernelsWhereThoseImplementTheCall) {
             kernels::attention_workspace_bytes(kernels::AttentionVariant::kV2Split, &group4));
 }
 
-/// One block for at least 7/8 of the SMs: 116 of 132, 28 of 32.
+/// `blocks_per_sm` blocks for at least 7/8 of the SMs: 116 of 132, 28 of 32, times 1, 2 or 3.
 TEST(GqaPartitionSize, PicksTheLargestListedSizeThatFillsTheDevice) {
   using kernels::choose_gqa_partition_size;
   using kernels::kGqaPartitionSizes;
-  for (const auto [sms, target] : {std::pair<int64_t, int64_t>{132, 116}, {32, 28}}) {
-    for (int64_t rows : {1, 3, 8, 64, 116, 264, 1000, 100000}) {
-      for (int64_t ctx : {1, 64, 65, 1000, 4096, 100000, 1 << 24}) {
-        const int32_t size = choose_gqa_partition_size(rows, ctx, ctx, sms);
-        SCOPED_TRACE("sms " + std::to_string(sms) + " rows " + std::to_string(rows) + " ctx " +
-                     std::to_string(ctx));
-        ASSERT_NE(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size),
-                  kGqaPartitionSizes.end());
-        const auto blocks = [&](int64_t s) { return rows * ((ctx + s - 1) / s); };
-        EXPECT_LE((ctx + size - 1) / size, kernels::kGqaMaxGridZ);
-        if (size != kGqaPartitionSizes.front()) EXPECT_GE(blocks(size), target);
-        if (size != kGqaPartitionSizes.back()) {
-          const int32_t next =
-              *(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size) + 1);
-          EXPECT_LT(blocks(next), target) << "a larger size " << next << " would still fill it";
+  for (const auto [sms, per_sm_target] : {std::pair<int64_t, int64_t>{132, 116}, {32, 28}}) {
+    for (int64_t per_sm : {1, 2, 3}) {
+      for (int64_t rows : {1, 3, 8, 64, 116, 264, 1000, 100000}) {
+        for (int64_t ctx : {1, 64, 65, 1000, 4096, 100000, 1 << 24}) {
+          const int64_t target = per_sm_target * per_sm;
+          const int32_t size = choose_gqa_partition_size(rows, ctx, ctx, sms, 0, per_sm);
+          SCOPED_TRACE("sms " + std::to_string(sms) + " blocks an SM " + std::to_string(per_sm) +
+                       " rows " + std::to_string(rows) + " ctx " + std::to_string(ctx));
+          ASSERT_NE(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size),
+                    kGqaPartitionSizes.end());
+          const auto blocks = [&](int64_t s) { return rows * ((ctx + s - 1) / s); };
+          EXPECT_LE((ctx + size - 1) / size, kernels::kGqaMaxGridZ);
+          if (size != kGqaPartitionSizes.front()) EXPECT_GE(blocks(size), target);
+          if (size != kGqaPartitionSizes.back()) {
+            const int32_t next =
+                *(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size) + 1);
+            EXPECT_LT(blocks(next), target) << "a larger size " << next << " would still fill it";
+          }
         }
       }
     }
   }
   EXPECT_EQ(choose_gqa_partition_size(1, int64_t{1} << 31, int64_t{1} << 31, 132), 0);
+}
+
+/// The rule aims at two blocks an SM only where the kernel keeps two resident: the tensor-core
+/// kernel at head 128 (one row tile, float16 stages: three resident) and two row tiles of fp8
+/// stages (two resident), not head 256 with two row tiles (one resident: 256 threads, 128
+/// fragment registers each) nor the CUDA-core kernel (one block an SM aimed at).
+TEST(GqaKernelFacts, AimsAtTwoBlocksWhereTheKernelKeepsThemResident) {
+  using kernels::GqaLaunchShape;
+  using kernels::kGqaTensorCoreRows;
+  GqaLaunchShape one_tile;
+  one_tile.tensor_cores = true;
+  one_tile.rows_per_block = kGqaTensorCoreRows;
+  GqaLaunchShape two_tiles = one_tile;
+  two_tiles.rows_per_block = 2 * kGqaTensorCoreRows;
+  GqaLaunchShape cuda_cores;
+  cuda_cores.rows_per_block = 8;
+  EXPECT_EQ(kernels::gqa_kernel_facts(128, one_tile, false).blocks_per_sm, 2);
+  EXPECT_EQ(kernels::gqa_kernel_facts(128, two_tiles, true).blocks_per_sm, 2);
+  EXPECT_EQ(kernels::gqa_kernel_facts(256, two_tiles, false).blocks_per_sm, 1);
+  EXPECT_EQ(kernels::gqa_kernel_facts(128, cuda_cores, false).blocks_per_sm, 1);
+  // Shared memory per block allows the blocks aimed at (228 KB an SM, 1 KB reserved a block).
+  for (int64_t head : kernels::kHeadSizes) {
+    if (head % 16 != 0) continue;  // tensor cores take multiples of 16
+    for (const GqaLaunchShape& shape : {one_tile, two_tiles}) {
+      for (bool fp8 : {false, true}) {
+        const kernels::GqaKernelFacts f = kernels::gqa_kernel_facts(head, shape, fp8);
+        SCOPED_TRACE("head " + std::to_string(head) + " rows " +
+                     std::to_string(shape.rows_per_block) + (fp8 ? " fp8" : " 16-bit"));
+        ASSERT_GT(f.smem_bytes, 0);
+        EXPECT_LE(f.blocks_per_sm * (f.smem_bytes + 1024), 228 * 1024);
+      }
+    }
+  }
+  EXPECT_EQ(kernels::gqa_kernel_facts(72, one_tile, false).smem_bytes, 0) << "not compiled";
 }
 
 /// A span the tensor-core kernel loads at once (kGqaTcKeysInFlight keys) is not split: the

@@ -6,6 +6,7 @@
 #include "attention_gqa/gqa_traits.h"
 #include "common/dispatch.h"
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -49,24 +50,32 @@ KernelStatus dispatch_gqa(int64_t head_size, const GqaLaunchShape& shape, const 
   });
 }
 
-int64_t gqa_smem_bytes(int64_t head_size, const GqaLaunchShape& shape, bool fp8) {
-  int64_t bytes = 0;
+GqaKernelFacts gqa_kernel_facts(int64_t head_size, const GqaLaunchShape& shape, bool fp8) {
+  GqaKernelFacts facts;
   (void)dispatch_head_size(head_size, [&](auto head_tag) {
     constexpr int kHead = decltype(head_tag)::value;
     constexpr int kTwoTiles = 2 * kGqaTensorCoreRows;
+    auto tensor_core = [&](auto traits) {
+      using Tr = decltype(traits);
+      facts.smem_bytes = Tr::kSmemBytes;
+      facts.blocks_per_sm = std::min(kGqaTcTargetBlocksPerSm, Tr::kMinBlocksPerSm);
+    };
     if (shape.tensor_cores) {
       const bool two = shape.rows_per_block > kGqaTensorCoreRows;
-      bytes = fp8 ? (two ? gqa::GqaTcTraits<kHead, 1, kTwoTiles>::kSmemBytes
-                         : gqa::GqaTcTraits<kHead, 1>::kSmemBytes)
-                  : (two ? gqa::GqaTcTraits<kHead, 2, kTwoTiles>::kSmemBytes
-                         : gqa::GqaTcTraits<kHead, 2>::kSmemBytes);
+      if (fp8) {
+        two ? tensor_core(gqa::GqaTcTraits<kHead, 1, kTwoTiles>{})
+            : tensor_core(gqa::GqaTcTraits<kHead, 1>{});
+      } else {
+        two ? tensor_core(gqa::GqaTcTraits<kHead, 2, kTwoTiles>{})
+            : tensor_core(gqa::GqaTcTraits<kHead, 2>{});
+      }
     } else {
-      bytes = shape.rows_per_block <= 4 ? gqa::GqaTraits<kHead, 4>::kSmemBytes
-                                        : gqa::GqaTraits<kHead, 8>::kSmemBytes;
+      facts.smem_bytes = shape.rows_per_block <= 4 ? gqa::GqaTraits<kHead, 4>::kSmemBytes
+                                                   : gqa::GqaTraits<kHead, 8>::kSmemBytes;
     }
     return KernelStatus::success();
   });
-  return bytes;
+  return facts;
 }
 
 }  // namespace pagecheck::kernels

@@ -40,15 +40,16 @@ Plan make_plan(const pc_device_info* device, const pc_paged_attention_args& a) {
   int64_t sms = 0;
   if (device != nullptr) sms = abi::read(*device).sm_count;
   const int64_t row_blocks = b.num_seqs * a.cache.num_kv_heads * plan.row_chunks;
-  plan.partition_size = choose_gqa_partition_size(row_blocks, work, ctx, sms,
-                                                  plan.tensor_cores ? kGqaTcKeysInFlight : 0);
+  const GqaKernelFacts facts = gqa_kernel_facts(a.cache.head_size, plan, is_fp8(a.cache.dtype));
+  plan.smem_bytes = facts.smem_bytes;
+  plan.partition_size = choose_gqa_partition_size(
+      row_blocks, work, ctx, sms, plan.tensor_cores ? kGqaTcKeysInFlight : 0, facts.blocks_per_sm);
   if (plan.partition_size > 0 && ctx > 0) {
-    plan.partitions = (ctx + plan.partition_size - 1) / plan.partition_size;
+    plan.partitions = partitions_over(ctx, plan.partition_size);
     // A span of `work` keys starting anywhere touches at most ceil(work / size) + 1 partitions.
     plan.grid_partitions =
-        plan.window > 0
-            ? std::min(plan.partitions, (work + plan.partition_size - 1) / plan.partition_size + 1)
-            : plan.partitions;
+        plan.window > 0 ? std::min(plan.partitions, partitions_over(work, plan.partition_size) + 1)
+                        : plan.partitions;
   }
   return plan;
 }
@@ -134,9 +135,7 @@ KernelStatus check_device(const pc_device_info* device, const pc_paged_attention
     return KernelStatus::unsupported("batch.max_context_len (" + str(a.batch.max_context_len) +
                                      ") needs more than 65535 partitions");
   }
-  return require_shared_memory(device,
-                               gqa_smem_bytes(a.cache.head_size, plan, is_fp8(a.cache.dtype)),
-                               "head_size " + str(a.cache.head_size));
+  return require_shared_memory(device, plan.smem_bytes, "head_size " + str(a.cache.head_size));
 }
 
 /// The cache, the batch and features (check_attention_batch), the pointers and the device.

@@ -40,6 +40,7 @@ struct GqaLaunchShape {
   int64_t partitions = 1;       ///< partitions of the longest context, >= 1
   int64_t grid_partitions = 1;  ///< grid z: `partitions`, or those one chunk's window span touches
   int64_t window = 0;           ///< the window passed to the kernels (0: it covers everything)
+  int64_t smem_bytes = 0;       ///< the partition kernel's dynamic shared memory (gqa_kernel_facts)
 };
 /// The launch geometry of `args` on `device` (may be NULL: 132 SMs assumed).
 GqaLaunchShape gqa_launch_shape(const pc_device_info* device, const pc_paged_attention_args& args);
@@ -49,8 +50,14 @@ GqaLaunchShape gqa_launch_shape(const pc_device_info* device, const pc_paged_att
 /// shape.rows_per_block rows.
 KernelStatus dispatch_gqa(int64_t head_size, const GqaLaunchShape& shape, const GqaParams& params,
                           cudaStream_t stream);
-/// Dynamic shared memory of the partition kernel of `shape` for a head size (tensor-core stages
-/// hold fp8 codes when `fp8`); 0 when the head size is not compiled (gqa_dispatch.cu).
-int64_t gqa_smem_bytes(int64_t head_size, const GqaLaunchShape& shape, bool fp8);
+/// What the host needs to know of the partition kernel that runs `shape` (its tensor-core
+/// flag and rows per block) for a head size; tensor-core stages hold fp8 codes when `fp8`.
+struct GqaKernelFacts {
+  int64_t smem_bytes = 0;     ///< dynamic shared memory per block; 0: head size not compiled
+  int64_t blocks_per_sm = 1;  ///< blocks per SM the partition rule aims at (>= 1)
+};
+/// The facts of one kernel (gqa_dispatch.cu): on tensor cores the rule aims at two blocks an
+/// SM where the kernel keeps two resident (GqaTcTraits::kMinBlocksPerSm), one otherwise.
+GqaKernelFacts gqa_kernel_facts(int64_t head_size, const GqaLaunchShape& shape, bool fp8);
 
 }  // namespace pagecheck::kernels

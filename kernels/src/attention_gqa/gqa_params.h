@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 
+#include "attention/attention_rows.h"
+
 namespace pagecheck::kernels {
 
 /// How the loader reads one cache tensor into a shared-memory tile (chosen on the host from
@@ -100,14 +102,20 @@ inline constexpr int gqa_rows_per_block(int64_t rows) {
 /// Keys a block of the tensor-core kernel has in flight at once at the least: its pipeline's
 /// stages (GqaTcTraits::kStages >= 2, asserted there) of 64 keys.
 inline constexpr int64_t kGqaTcKeysInFlight = 128;
+/// Blocks per SM the partition rule aims at on tensor cores, where the kernel keeps that many
+/// resident: one block (4 warps) an SM leaves each scheduler a single warp, whose chain of
+/// copies, mma and softmax then bounds the stage rate below the memory's (docs/performance.md,
+/// sixteenth session).
+inline constexpr int kGqaTcTargetBlocksPerSm = 2;
 
 /// Partition size for `row_blocks` thread blocks per partition index (sequences x kv heads x
 /// row chunks) over `work_len` tokens (the longest context, or the window plus the query
 /// tokens) with a grid z bound of ceil(max_context_len / size) <= kGqaMaxGridZ: the largest
-/// listed size whose grid still gives one block to at least 7/8 of the `sm_count` SMs, else the
-/// smallest size the grid bound allows. Fewer, longer partitions win as long as nearly every SM
-/// has a block: a partition block's prologue (its first stage's latency), its workspace row
-/// and the merge cost as much as several stages (H200 measurements, docs/performance.md).
+/// listed size whose grid still gives `blocks_per_sm` blocks (>= 1: as many as the kernel keeps
+/// resident on an SM, at most) to at least 7/8 of the `sm_count` SMs, else the smallest size
+/// the grid bound allows. Fewer, longer partitions win as long as nearly every SM has its
+/// blocks: a partition block's prologue (its first stage's latency), its workspace row and the
+/// merge cost as much as several stages (H200 measurements, docs/performance.md).
 /// A span of at most `in_flight_keys` keys (> 0: the keys a block loads at once) is not split
 /// at all: the largest size is taken, so that a block reads the whole span and writes its
 /// rows without the merge. Split, its keys would be loaded side by side all the same, and the
@@ -115,16 +123,16 @@ inline constexpr int64_t kGqaTcKeysInFlight = 128;
 /// Returns 0 when even the largest size needs more than kGqaMaxGridZ partitions.
 inline constexpr int32_t choose_gqa_partition_size(int64_t row_blocks, int64_t work_len,
                                                    int64_t max_context_len, int64_t sm_count,
-                                                   int64_t in_flight_keys = 0) {
+                                                   int64_t in_flight_keys = 0,
+                                                   int64_t blocks_per_sm = 1) {
   const int64_t sms = sm_count > 0 ? sm_count : 132;
-  const int64_t target = sms - sms / 8;
+  const int64_t target = (sms - sms / 8) * (blocks_per_sm > 1 ? blocks_per_sm : 1);
   const bool whole = in_flight_keys > 0 && work_len <= in_flight_keys;
   int32_t chosen = 0;
   for (int32_t size : kGqaPartitionSizes) {
-    const int64_t parts = (max_context_len + size - 1) / size;
-    if (parts > kGqaMaxGridZ) continue;
+    if (partitions_over(max_context_len, size) > kGqaMaxGridZ) continue;
     if (chosen == 0 || whole) chosen = size;  // the smallest allowed size, or the largest
-    const int64_t work_parts = (work_len + size - 1) / size;
+    const int64_t work_parts = partitions_over(work_len, size);
     if (row_blocks * (work_parts > 0 ? work_parts : 1) >= target) chosen = size;
   }
   return chosen;
