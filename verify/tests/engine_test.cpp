@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -222,6 +223,19 @@ TEST_F(Engine, ASpecReplaysOnEveryVariantOfItsFamily) {
   EXPECT_NE(message((dir_ / "none.json").string()).find("SPEC: cannot read"), std::string::npos);
   EXPECT_NE(message("{}").find("SPEC: the inline JSON: spec JSON"), std::string::npos);
   EXPECT_NE(message("").find("SPEC: empty"), std::string::npos);
+  // The content seed is a decimal u64 by the CLI's rule: no sign, no fraction, no overflow.
+  for (const char* seed : {"-1", "1.5", "18446744073709551616", " 7", ""}) {
+    nlohmann::json bad = gen::spec_to_json(spec);
+    bad["content_seed"] = seed;
+    EXPECT_NE(message(bad.dump()).find("content_seed '" + std::string(seed) + "' is not a decimal"),
+              std::string::npos)
+        << seed;
+  }
+  nlohmann::json largest = gen::spec_to_json(spec);
+  largest["content_seed"] = "18446744073709551615";
+  EXPECT_EQ(std::get<gen::AttentionSpec>(check::parse_reproduce_spec(largest.dump(), "SPEC"))
+                .content_seed,
+            UINT64_MAX);
   spec.block_table = {5};  // outside the pool of one block
   EXPECT_NE(message(gen::spec_to_json(spec).dump()).find("block_table"), std::string::npos);
   EXPECT_THROW(check::replay_spec(gen::AttentionSpec{}, {target("sim_gather_reference")},

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "pagecheck/registry.h"
+#include "pagecheck/verify/decimal_u64.h"
 #include "pagecheck/verify/gen/spec.h"
 #include "pagecheck/verify/gen/variant_caps.h"
 
@@ -67,9 +68,17 @@ CacheSpec cache_from(const json& j, DType dtype) {
 std::string seed_text(uint64_t seed) {
   return std::to_string(seed);
 }
-uint64_t seed_from(const json& j) {
-  if (j.is_string()) return std::stoull(j.get<std::string>());
-  return j.get<uint64_t>();
+/// A spec's seed: a decimal string by the one rule of decimal_u64.h (no sign: "-1" is not
+/// 2^64-1), or a JSON number that fits a u64.
+uint64_t seed_from(const json& j, const char* field) {
+  if (!j.is_string()) return j.get<uint64_t>();
+  const std::string text = j.get<std::string>();
+  uint64_t value = 0;
+  if (parse_decimal_u64(text, &value) != DecimalU64::kOk) {
+    throw std::invalid_argument(std::string("spec JSON: ") + field + " '" + text +
+                                "' is not a decimal integer in [0, 2^64-1]");
+  }
+  return value;
 }
 
 }  // namespace
@@ -129,7 +138,7 @@ void from_json(const json& j, AttentionSpec& s) {
   s.cache = cache_from(j, s.dtype);
   s.regime = parse_regime(j.at("regime").get<std::string>());
   s.extreme_partition = j.value("extreme_partition", int64_t{0});
-  s.content_seed = seed_from(j.at("content_seed"));
+  s.content_seed = seed_from(j.at("content_seed"), "content_seed");
 }
 
 void to_json(json& j, const CopySpec& s) {
@@ -161,7 +170,7 @@ void from_json(const json& j, CopySpec& s) {
   s.cache = cache_from(j, s.dtype);
   s.dequantize = j.value("dequantize", false);
   s.regime = parse_regime(j.at("regime").get<std::string>());
-  s.content_seed = seed_from(j.at("content_seed"));
+  s.content_seed = seed_from(j.at("content_seed"), "content_seed");
 }
 
 json spec_to_json(const CaseSpec& spec) {
