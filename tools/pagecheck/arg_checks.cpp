@@ -61,7 +61,10 @@ CLI::Validator device_list() {
           // Indices have at most 4 digits: with 10000 devices only the syntax can fail.
           (void)verify::check::parse_device_list(text, 10000);
         } catch (const std::invalid_argument& e) {
-          return std::string(e.what());
+          // CLI11 puts the option's name first already: "--devices: 'abc': ...".
+          const std::string message = e.what();
+          const std::string prefix = "--devices ";
+          return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
         }
         return std::string();
       },

@@ -114,9 +114,9 @@ says "--threshold: empty value"
 expect 2 "golden show ''" -- "$pagecheck" golden show ""
 # --devices is read before any GPU is asked (and under --dry-run).
 expect 2 "--devices abc" -- "$pagecheck" verify --cases 2 --devices abc
-says "'abc' is not a device index"
+says "--devices: 'abc': 'abc' is not a device index"
 expect 2 "--devices 0,0 --dry-run" -- "$pagecheck" verify --cases 2 --devices 0,0 --dry-run
-says "device 0 is listed twice"
+says "--devices: '0,0': device 0 is listed twice"
 expect 2 "bench --devices -1" -- "$pagecheck" bench --family gather_cached_kv --devices -1
 says "'-1' is not a device index"
 # The case options are declared once (case_run_options.h); each command keeps its defaults.
