@@ -297,21 +297,32 @@ TEST_F(Gqa, SmallGroupsRunOnTheSplitKernelsWhereThoseImplementTheCall) {
             kernels::attention_workspace_bytes(kernels::AttentionVariant::kV2Split, &group4));
 }
 
-/// `blocks_per_sm` blocks for at least 7/8 of the SMs: 116 of 132, 28 of 32, times 1, 2 or 3.
+/// `blocks_per_sm` blocks for at least 7/8 of the SMs: 116 of 132, 28 of 32, times 1, 2 or 3;
+/// more than one block an SM only where that keeps partitions of kGqaMinKeysForMoreBlocks keys.
 TEST(GqaPartitionSize, PicksTheLargestListedSizeThatFillsTheDevice) {
   using kernels::choose_gqa_partition_size;
+  using kernels::kGqaMinKeysForMoreBlocks;
   using kernels::kGqaPartitionSizes;
   for (const auto [sms, per_sm_target] : {std::pair<int64_t, int64_t>{132, 116}, {32, 28}}) {
     for (int64_t per_sm : {1, 2, 3}) {
       for (int64_t rows : {1, 3, 8, 64, 116, 264, 1000, 100000}) {
-        for (int64_t ctx : {1, 64, 65, 1000, 4096, 100000, 1 << 24}) {
-          const int64_t target = per_sm_target * per_sm;
+        for (int64_t ctx : {1, 64, 65, 1000, 2048, 4096, 100000, 1 << 24}) {
           const int32_t size = choose_gqa_partition_size(rows, ctx, ctx, sms, 0, per_sm);
           SCOPED_TRACE("sms " + std::to_string(sms) + " blocks an SM " + std::to_string(per_sm) +
                        " rows " + std::to_string(rows) + " ctx " + std::to_string(ctx));
           ASSERT_NE(std::find(kGqaPartitionSizes.begin(), kGqaPartitionSizes.end(), size),
                     kGqaPartitionSizes.end());
           const auto blocks = [&](int64_t s) { return rows * ((ctx + s - 1) / s); };
+          // Either the size fills `per_sm` blocks an SM and keeps kGqaMinKeysForMoreBlocks keys,
+          // or it is the one-block size, and aiming at more blocks would have cut the
+          // partitions below that length.
+          const bool more = per_sm > 1 && size >= kGqaMinKeysForMoreBlocks &&
+                            blocks(size) >= per_sm_target * per_sm;
+          if (per_sm > 1 && !more) {
+            EXPECT_EQ(size, choose_gqa_partition_size(rows, ctx, ctx, sms, 0, 1));
+            EXPECT_LT(blocks(kGqaMinKeysForMoreBlocks), per_sm_target * per_sm);
+          }
+          const int64_t target = per_sm_target * (more ? per_sm : 1);
           EXPECT_LE((ctx + size - 1) / size, kernels::kGqaMaxGridZ);
           if (size != kGqaPartitionSizes.front()) EXPECT_GE(blocks(size), target);
           if (size != kGqaPartitionSizes.back()) {
@@ -324,6 +335,12 @@ TEST(GqaPartitionSize, PicksTheLargestListedSizeThatFillsTheDevice) {
     }
   }
   EXPECT_EQ(choose_gqa_partition_size(1, int64_t{1} << 31, int64_t{1} << 31, 132), 0);
+  // The measured shapes (8 kv heads, one row tile, 132 SMs, two blocks resident): batch 1 keeps
+  // its one-block partitions (128 keys at 2048, 256 at 4096); batch 8 at 1024 halves 512 to 256.
+  EXPECT_EQ(choose_gqa_partition_size(8, 2048, 2048, 132, 128, 2), 128);
+  EXPECT_EQ(choose_gqa_partition_size(8, 4096, 4096, 132, 128, 2), 256);
+  EXPECT_EQ(choose_gqa_partition_size(64, 1024, 1024, 132, 128, 1), 512);
+  EXPECT_EQ(choose_gqa_partition_size(64, 1024, 1024, 132, 128, 2), 256);
 }
 
 /// The rule aims at two blocks an SM only where the kernel keeps two resident: the tensor-core

@@ -105,8 +105,31 @@ inline constexpr int64_t kGqaTcKeysInFlight = 128;
 /// Blocks per SM the partition rule aims at on tensor cores, where the kernel keeps that many
 /// resident: one block (4 warps) an SM leaves each scheduler a single warp, whose chain of
 /// copies, mma and softmax then bounds the stage rate below the memory's (docs/performance.md,
-/// sixteenth session).
+/// sixteenth and seventeenth sessions).
 inline constexpr int kGqaTcTargetBlocksPerSm = 2;
+/// The shortest partition (keys) for which the rule aims at more than one block an SM. Aiming
+/// at two halves the partitions; below this length a block's prologue, its workspace row and
+/// the merge over twice the partitions cost more than the second block gains (H100, side by
+/// side: batch 1 at contexts 2048 and 4096, partitions of 64 and 128 keys, ran 2-12% slower;
+/// batch 8 at 1024-4096, partitions of 256-1024 keys, 3-4% faster).
+inline constexpr int32_t kGqaMinKeysForMoreBlocks = 256;
+
+namespace detail {
+/// The largest listed size whose grid gives at least `target` blocks (rows x partitions of
+/// the work), else the smallest size the grid bound allows; the largest allowed when `whole`.
+inline constexpr int32_t gqa_partition_size_for(int64_t row_blocks, int64_t work_len,
+                                                int64_t max_context_len, int64_t target,
+                                                bool whole) {
+  int32_t chosen = 0;
+  for (int32_t size : kGqaPartitionSizes) {
+    if (partitions_over(max_context_len, size) > kGqaMaxGridZ) continue;
+    if (chosen == 0 || whole) chosen = size;  // the smallest allowed size, or the largest
+    const int64_t work_parts = partitions_over(work_len, size);
+    if (row_blocks * (work_parts > 0 ? work_parts : 1) >= target) chosen = size;
+  }
+  return chosen;
+}
+}  // namespace detail
 
 /// Partition size for `row_blocks` thread blocks per partition index (sequences x kv heads x
 /// row chunks) over `work_len` tokens (the longest context, or the window plus the query
@@ -115,7 +138,9 @@ inline constexpr int kGqaTcTargetBlocksPerSm = 2;
 /// resident on an SM, at most) to at least 7/8 of the `sm_count` SMs, else the smallest size
 /// the grid bound allows. Fewer, longer partitions win as long as nearly every SM has its
 /// blocks: a partition block's prologue (its first stage's latency), its workspace row and the
-/// merge cost as much as several stages (H200 measurements, docs/performance.md).
+/// merge cost as much as several stages (H200 measurements, docs/performance.md). So more than
+/// one block an SM is aimed at only where that size keeps kGqaMinKeysForMoreBlocks keys;
+/// otherwise the size is the one-block size.
 /// A span of at most `in_flight_keys` keys (> 0: the keys a block loads at once) is not split
 /// at all: the largest size is taken, so that a block reads the whole span and writes its
 /// rows without the merge. Split, its keys would be loaded side by side all the same, and the
@@ -126,16 +151,14 @@ inline constexpr int32_t choose_gqa_partition_size(int64_t row_blocks, int64_t w
                                                    int64_t in_flight_keys = 0,
                                                    int64_t blocks_per_sm = 1) {
   const int64_t sms = sm_count > 0 ? sm_count : 132;
-  const int64_t target = (sms - sms / 8) * (blocks_per_sm > 1 ? blocks_per_sm : 1);
+  const int64_t one_block = sms - sms / 8;
   const bool whole = in_flight_keys > 0 && work_len <= in_flight_keys;
-  int32_t chosen = 0;
-  for (int32_t size : kGqaPartitionSizes) {
-    if (partitions_over(max_context_len, size) > kGqaMaxGridZ) continue;
-    if (chosen == 0 || whole) chosen = size;  // the smallest allowed size, or the largest
-    const int64_t work_parts = partitions_over(work_len, size);
-    if (row_blocks * (work_parts > 0 ? work_parts : 1) >= target) chosen = size;
-  }
-  return chosen;
+  const int32_t one =
+      detail::gqa_partition_size_for(row_blocks, work_len, max_context_len, one_block, whole);
+  if (blocks_per_sm <= 1) return one;
+  const int32_t more = detail::gqa_partition_size_for(row_blocks, work_len, max_context_len,
+                                                      one_block * blocks_per_sm, whole);
+  return more >= kGqaMinKeysForMoreBlocks ? more : one;
 }
 
 }  // namespace pagecheck::kernels
