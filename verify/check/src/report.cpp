@@ -43,13 +43,7 @@ int64_t count_from(const json& j, const char* key) {
 
 /// A decimal u64 written as a string (the seed): digits only, no sign, no overflow.
 uint64_t u64_from(const json& j, const char* field) {
-  const std::string text = j.get<std::string>();
-  uint64_t value = 0;
-  if (verify::parse_decimal_u64(text, &value) != verify::DecimalU64::kOk) {
-    throw std::invalid_argument(std::string("field '") + field + "' '" + text +
-                                "' is not a decimal integer in [0, 2^64-1]");
-  }
-  return value;
+  return verify::decimal_u64_or_throw(j.get<std::string>(), std::string("field '") + field + "'");
 }
 
 /// Throws unless `shards` are distinct indices in [0, shard_count).

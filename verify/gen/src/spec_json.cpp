@@ -72,13 +72,7 @@ std::string seed_text(uint64_t seed) {
 /// 2^64-1), or a JSON number that fits a u64.
 uint64_t seed_from(const json& j, const char* field) {
   if (!j.is_string()) return j.get<uint64_t>();
-  const std::string text = j.get<std::string>();
-  uint64_t value = 0;
-  if (parse_decimal_u64(text, &value) != DecimalU64::kOk) {
-    throw std::invalid_argument(std::string("spec JSON: ") + field + " '" + text +
-                                "' is not a decimal integer in [0, 2^64-1]");
-  }
-  return value;
+  return decimal_u64_or_throw(j.get<std::string>(), std::string("spec JSON: ") + field);
 }
 
 }  // namespace
