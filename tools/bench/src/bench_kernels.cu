@@ -148,6 +148,9 @@ __global__ void spin_kernel(const volatile int* flag, volatile int* timed_out,
   }
 }
 
+/// Does nothing: the launch floor's kernel (one block of one warp).
+__global__ void empty_kernel() {}
+
 unsigned int grid_for(int64_t count) {
   const int64_t blocks = (count + kThreads - 1) / kThreads;
   return static_cast<unsigned int>(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
@@ -240,6 +243,11 @@ void copy_stream(void* dst, const void* src, int64_t bytes, int num_sms, const S
 void spin_until_released(const volatile int* flag, volatile int* timed_out, uint64_t timeout_ns,
                          cudaStream_t stream) {
   spin_kernel<<<1, 1, 0, stream>>>(flag, timed_out, timeout_ns);
+  PAGECHECK_CUDA_CHECK_LAUNCH();
+}
+
+void empty_launch(cudaStream_t stream) {
+  empty_kernel<<<1, 32, 0, stream>>>();
   PAGECHECK_CUDA_CHECK_LAUNCH();
 }
 

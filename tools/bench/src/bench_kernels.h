@@ -1,6 +1,7 @@
 #pragma once
 /// The bench's own small device kernels (bench_kernels.cu): random fill, output check, the
-/// streaming read and copy kernels of the ceilings and the blocking kernel of the cold timer.
+/// streaming read and copy kernels of the ceilings, the empty kernel of the launch floor and the
+/// blocking kernel of the cold timer.
 /// Host-callable wrappers; each checks its launch and throws pagecheck::CudaError on failure.
 #include <cuda_runtime_api.h>
 
@@ -38,6 +39,9 @@ void read_stream(const void* data, int64_t bytes, unsigned int* sink, int num_sm
 /// point of the copy-ceiling sweep.
 void copy_stream(void* dst, const void* src, int64_t bytes, int num_sms, const StreamConfig& config,
                  cudaStream_t stream);
+
+/// Enqueues an empty kernel of one block of 32 threads: the launch floor's work.
+void empty_launch(cudaStream_t stream);
 
 /// Enqueues a one-thread kernel that spins until *flag (host-mapped) becomes non-zero, or
 /// until `timeout_ns` passed, in which case it sets *timed_out (host-mapped) to 1.

@@ -1,5 +1,6 @@
-/// Copy and read ceilings, timed exactly like the kernels (cold, CUDA events). Each is the best
-/// of a sweep (issue 17): a ceiling that a kernel exceeds is not a ceiling.
+/// Copy and read ceilings and the launch floor, timed exactly like the kernels (cold, CUDA
+/// events). Each ceiling is the best of a sweep (issue 17): a ceiling that a kernel exceeds is
+/// not a ceiling.
 #include "ceilings.h"
 
 #include <string>
@@ -106,6 +107,14 @@ CeilingResult measure_read_ceiling(ColdTimer& timer, int64_t bytes, int num_sms,
   r.time_us = best.time_us;
   r.gbps = bandwidth_gbps(r.bytes, best.time_us.median);
   return r;
+}
+
+LaunchFloor measure_launch_floor(ColdTimer& timer, const MeasureSettings& settings) {
+  LaunchFloor f;
+  f.method =
+      "an empty kernel, one block of 32 threads, timed like the kernels (cold L2, CUDA events)";
+  f.time_us = timer.measure([](cudaStream_t s) { empty_launch(s); }, settings).time_us;
+  return f;
 }
 
 }  // namespace pagecheck::bench::detail

@@ -1,5 +1,6 @@
 #pragma once
-/// The two bandwidth ceilings every report measures in the same run.
+/// The bounds every report measures in the same run: the two bandwidth ceilings and the launch
+/// floor.
 #include "cold_timer.h"
 #include "pagecheck/bench/report.h"
 
@@ -17,5 +18,9 @@ CeilingResult measure_copy_ceiling(ColdTimer& timer, int64_t bytes, int num_sms,
 CeilingResult measure_read_ceiling(ColdTimer& timer, int64_t bytes, int num_sms,
                                    const MeasureSettings& settings, cudaStream_t stream,
                                    uint64_t seed);
+
+/// The launch floor: an empty kernel of one block of 32 threads, timed by `timer` like every
+/// kernel (its L2 flush before each sample included).
+LaunchFloor measure_launch_floor(ColdTimer& timer, const MeasureSettings& settings);
 
 }  // namespace pagecheck::bench::detail

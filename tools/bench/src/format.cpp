@@ -44,13 +44,16 @@ std::string format_percent(double fraction) {
   return buf;
 }
 
-std::string result_flags(const VariantResult& r) {
+std::string result_flags(const VariantResult& r, const LaunchFloor& floor) {
   std::string flags;
   auto add = [&](const std::string& f) { flags += (flags.empty() ? "" : "; ") + f; };
   if (r.status != RunStatus::kOk) add(std::string(status_name(r.status)));
   if (marked_above_ceiling(r)) {
     add("ABOVE CEILING (" + format_percent(r.ceiling_share) +
         "): suspect the byte formula, caching or the timing");
+  }
+  if (marked_below_floor(r, floor)) {
+    add("BELOW LAUNCH FLOOR (" + format_number(floor.time_us.median) + " us): suspect the timing");
   }
   if (r.status == RunStatus::kOk && !r.converged) {
     add("noisy: " + format_percent(r.time_us.noise) + " after " +
@@ -62,6 +65,11 @@ std::string result_flags(const VariantResult& r) {
 
 bool marked_above_ceiling(const VariantResult& r) {
   return r.status == RunStatus::kOk && r.above_ceiling;
+}
+
+bool marked_below_floor(const VariantResult& r, const LaunchFloor& floor) {
+  return r.status == RunStatus::kOk && floor.measured() &&
+         r.time_us.median < kFloorTolerance * floor.time_us.median;
 }
 
 std::vector<std::string> above_ceiling_warnings(const BenchReport& report) {

@@ -34,6 +34,13 @@ std::string clocks_line(const Environment& e) {
   return os.str();
 }
 
+/// "4.1 us (method; noise 1.2%)", or "not measured" (a report from before the floor).
+std::string floor_line(const LaunchFloor& f) {
+  if (!f.measured()) return "not measured";
+  return format_number(f.time_us.median) + " us (" + f.method + "; noise " +
+         format_percent(f.time_us.noise) + ")";
+}
+
 std::string ceiling_line(const CeilingResult& c) {
   return format_number(c.gbps) + " GB/s (" + c.method + "; median " +
          format_number(c.time_us.median) + " us, noise " + format_percent(c.time_us.noise) + ")";
@@ -53,7 +60,7 @@ std::string render_report_table(const BenchReport& r) {
      << r.source_hash.substr(0, 12) << ")\n";
   os << "ceilings: copy " << format_number(r.copy_ceiling.gbps) << " GB/s, read "
      << format_number(r.read_ceiling.gbps) << " GB/s; share is of the " << ceil.kind
-     << " ceiling\n";
+     << " ceiling; launch floor " << floor_line(r.launch_floor) << "\n";
   const std::size_t w_shape = 16, w_var = 18;
   os << pad("shape", w_shape, false) << " " << pad("variant", w_var, false) << " "
      << pad("median us", 11, true) << " " << pad("q1..q3 us", 17, true) << " "
@@ -72,7 +79,7 @@ std::string render_report_table(const BenchReport& r) {
         os << pad("-", 11, true) << " " << pad("-", 17, true) << " " << pad("-", 7, true) << " "
            << pad("-", 7, true) << " " << pad("-", 7, true);
       }
-      const std::string flags = result_flags(v);
+      const std::string flags = result_flags(v, r.launch_floor);
       if (!flags.empty()) os << "  " << flags;
       os << "\n";
     }
@@ -103,6 +110,7 @@ std::string render_report_markdown(const BenchReport& r, const std::string& plot
      << " or after " << format_number(m.timeout_s) << " s; random inputs, seed " << m.seed << "\n";
   os << "- Copy ceiling: " << ceiling_line(r.copy_ceiling) << "\n";
   os << "- Read ceiling: " << ceiling_line(r.read_ceiling) << "\n";
+  os << "- Launch floor: " << floor_line(r.launch_floor) << "\n";
   os << "- Bandwidth = bytes the kernel must move (docs/performance.md) / median time; share "
      << "is of the **" << ceil.kind << "** ceiling.\n\n";
   if (!plot_link.empty())
@@ -124,7 +132,7 @@ std::string render_report_markdown(const BenchReport& r, const std::string& plot
       } else {
         os << "- | - | - | - | -";
       }
-      os << " | " << cell(result_flags(*v)) << " |\n";
+      os << " | " << cell(result_flags(*v, r.launch_floor)) << " |\n";
     }
     os << "\n";
   }

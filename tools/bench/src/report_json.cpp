@@ -49,6 +49,10 @@ json ceiling_json(const CeilingResult& c) {
           {"gbps", c.gbps}};
 }
 
+json floor_json(const LaunchFloor& f) {
+  return {{"method", f.method}, {"time_us", summary_json(f.time_us)}};
+}
+
 }  // namespace
 
 const char* status_name(RunStatus status) {
@@ -125,6 +129,7 @@ json to_json(const BenchReport& r) {
                {{"copy", ceiling_json(r.copy_ceiling)}, {"read", ceiling_json(r.read_ceiling)}}},
               {"variants", r.variants},
               {"results", shapes}};
+  if (r.launch_floor.measured()) out["launch_floor"] = floor_json(r.launch_floor);
   identity_fields::write(r, out);
   return out;
 }

@@ -146,6 +146,14 @@ BenchReport report_from_json(const json& j, const std::string& origin) {
   r.read_ceiling =
       ceiling_from(field(ceil, "read", origin + ": ceilings"), origin + ": ceilings.read");
 
+  if (j.contains("launch_floor")) {  // reports from before the floor have none
+    const std::string fw = origin + ": launch_floor";
+    const json& fj = field(j, "launch_floor", origin);
+    r.launch_floor.method = get_string(fj, "method", fw);
+    r.launch_floor.time_us = summary_from(field(fj, "time_us", fw), fw + ".time_us");
+    if (!r.launch_floor.measured()) fail(fw + ".time_us", "field 'samples' must be positive");
+  }
+
   for (const auto& v : get_array(j, "variants", origin)) {
     if (!v.is_string()) fail(origin, "field 'variants' must hold strings");
     r.variants.push_back(v.get<std::string>());

@@ -141,6 +141,8 @@ void BenchReport::validate(const std::string& origin) const {
   check_method(method, origin + ": method");
   check_ceiling(copy_ceiling, origin + ": ceilings.copy");
   check_ceiling(read_ceiling, origin + ": ceilings.read");
+  if (launch_floor.measured())
+    check_summary(launch_floor.time_us, origin + ": launch_floor.time_us");
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const auto& sr = shapes[i];
     const std::string where =

@@ -207,9 +207,11 @@ BenchReport run_bench(const VariantRegistry& registry, pc_family family,
   r.read_ceiling = detail::measure_read_ceiling(timer, options.ceiling_bytes,
                                                 static_cast<int>(r.environment.sm_count), settings,
                                                 stream.get(), options.seed);
+  r.launch_floor = detail::measure_launch_floor(timer, settings);
   if (log) {
     *log << "ceilings: copy " << format_number(r.copy_ceiling.gbps) << " GB/s, read "
-         << format_number(r.read_ceiling.gbps) << " GB/s" << std::endl;
+         << format_number(r.read_ceiling.gbps) << " GB/s; launch floor "
+         << format_number(r.launch_floor.time_us.median) << " us" << std::endl;
   }
   const CeilingResult& ceiling = r.family_ceiling();
 
@@ -230,7 +232,7 @@ BenchReport run_bench(const VariantRegistry& registry, pc_family family,
                << format_percent(v.ceiling_share) << " of " << ceiling.kind << "), noise "
                << format_percent(v.time_us.noise) << ", " << v.time_us.samples << " samples";
         }
-        const std::string flags = result_flags(v);
+        const std::string flags = result_flags(v, r.launch_floor);
         if (!flags.empty()) *log << (v.status == RunStatus::kOk ? "; " : "") << flags;
         *log << std::endl;
       }

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "pagecheck/bench/render.h"
 #include "pagecheck/bench/runner.h"
 #include "smoke_variants.h"
 
@@ -23,6 +24,9 @@ void expect_sane(const BenchReport& r) {
   EXPECT_GT(r.copy_ceiling.gbps, 0);
   EXPECT_GT(r.read_ceiling.gbps, 0);
   EXPECT_GE(r.method.l2_flush_bytes, 2 * r.environment.l2_bytes);
+  // The launch floor: measured, positive, and no kernel launch timed below it.
+  ASSERT_TRUE(r.launch_floor.measured());
+  EXPECT_GT(r.launch_floor.time_us.median, 0);
   EXPECT_FALSE(r.environment.device.empty());
   for (const auto& sr : r.shapes) {
     for (const auto& v : sr.variants) {
@@ -32,6 +36,9 @@ void expect_sane(const BenchReport& r) {
       EXPECT_GT(v.gbps, 0);
       // Never above the ceiling's tolerance without the flag.
       EXPECT_EQ(v.above_ceiling, v.ceiling_share > 1.05) << sr.shape.label << " " << v.variant;
+      EXPECT_FALSE(marked_below_floor(v, r.launch_floor))
+          << sr.shape.label << " " << v.variant << ": " << v.time_us.median << " us, floor "
+          << r.launch_floor.time_us.median << " us";
     }
   }
 }

@@ -66,6 +66,27 @@ TEST(RenderReport, TerminalTableFlagsAboveCeilingFailuresAndNoise) {
   EXPECT_TRUE(contains(table, "noisy: 1.0% after 40 samples"));
 }
 
+TEST(RenderReport, LaunchFloorIsShownAndResultsBelowItAreFlagged) {
+  auto r = make_report("gather_cached_kv", std::string(64, 'c'), {"v"},
+                       {{{3.0, 0.01}, {3.9, 0.01}, {40, 0.01}}});
+  EXPECT_TRUE(contains(render_report_markdown(r, ""), "Launch floor: not measured"));
+  EXPECT_FALSE(contains(render_report_table(r), "BELOW LAUNCH FLOOR"));  // no floor, no flag
+  r.launch_floor.method = "an empty kernel";
+  r.launch_floor.time_us = testing::summary_of({4.0, 0.02});
+  const std::string md = render_report_markdown(r, "");
+  EXPECT_TRUE(contains(md, "- Launch floor: 4.00 us (an empty kernel; noise 2.0%)")) << md;
+  const std::string table = render_report_table(r);
+  EXPECT_TRUE(contains(table, "launch floor 4.00 us")) << table;
+  // 3.0 us is below 0.95 x 4.0; 3.9 us is within the tolerance; 40 us is above the floor.
+  EXPECT_TRUE(marked_below_floor(r.shapes[0].variants[0], r.launch_floor));
+  EXPECT_FALSE(marked_below_floor(r.shapes[1].variants[0], r.launch_floor));
+  EXPECT_FALSE(marked_below_floor(r.shapes[2].variants[0], r.launch_floor));
+  EXPECT_TRUE(contains(table, "BELOW LAUNCH FLOOR (4.00 us)"));
+  EXPECT_TRUE(contains(md, "BELOW LAUNCH FLOOR (4.00 us)"));
+  r.shapes[0].variants[0].status = RunStatus::kFailed;  // an unmeasured result is never marked
+  EXPECT_FALSE(marked_below_floor(r.shapes[0].variants[0], r.launch_floor));
+}
+
 TEST(RenderComparison, RegressionIsBoldAndSummarized) {
   const auto old_r =
       make_report("gather_cached_kv", std::string(64, 'a'), {"v"}, {{{10, 0.01}, {20, 0.01}}});

@@ -45,6 +45,42 @@ TEST(ReportJson, RoundTripPreservesEveryField) {
   EXPECT_TRUE(back.shapes[0].variants[0].above_ceiling);
 }
 
+TEST(ReportJson, LaunchFloorRoundTripsAndIsOmittedWhenNotMeasured) {
+  BenchReport r = sample();
+  EXPECT_FALSE(to_json(r).contains("launch_floor"));  // a report from before the floor
+  EXPECT_FALSE(report_from_json(to_json(r), "memory").launch_floor.measured());
+  r.launch_floor.method = "an empty kernel";
+  r.launch_floor.time_us = testing::summary_of({4.25, 0.01});
+  const nlohmann::json j = to_json(r);
+  ASSERT_TRUE(j.contains("launch_floor"));
+  const BenchReport back = report_from_json(j, "memory");
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.launch_floor.method, "an empty kernel");
+  EXPECT_DOUBLE_EQ(back.launch_floor.time_us.median, 4.25);
+}
+
+TEST(ReportJson, LaunchFloorWithoutSamplesOrTimesIsNamed) {
+  BenchReport r = sample();
+  r.launch_floor.method = "an empty kernel";
+  r.launch_floor.time_us = testing::summary_of({4.25, 0.01});
+  nlohmann::json j = to_json(r);
+  j["launch_floor"]["time_us"]["samples"] = 0;
+  EXPECT_THROW(
+      {
+        try {
+          report_from_json(j, "f.json");
+        } catch (const ReportError& e) {
+          EXPECT_NE(std::string(e.what()).find("f.json: launch_floor.time_us"), std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      ReportError);
+  j = to_json(r);
+  j["launch_floor"].erase("time_us");
+  EXPECT_THROW(report_from_json(j, "f.json"), ReportError);
+}
+
 TEST(ReportJson, LayoutKvDtypeWindowAndQueryLengthRoundTripAndAreOmittedWhenDefault) {
   BenchReport r = sample();
   BenchShape& s = r.shapes[1].shape;

@@ -42,6 +42,23 @@ TEST(ReportValidate, MedianBelowQ1IsRefusedNamingRowAndField) {
   expect_refused(j, {"results[1] 't128'", "variants[1] 'vectorized'", "time_us", "q1", "median"});
 }
 
+TEST(ReportValidate, LaunchFloorQuartilesMustBeInOrder) {
+  auto j = good();
+  j["launch_floor"] = {{"method", "an empty kernel"},
+                       {"time_us",
+                        {{"samples", 40},
+                         {"median", 4.0},
+                         {"q1", 3.9},
+                         {"q3", 4.1},
+                         {"min", 3.8},
+                         {"max", 4.2},
+                         {"mean", 4.0},
+                         {"noise", 0.05}}}};
+  EXPECT_NO_THROW(report_from_json(j, "r.json"));
+  j["launch_floor"]["time_us"]["median"] = 5.0;  // above q3
+  expect_refused(j, {"launch_floor.time_us", "median", "q3"});
+}
+
 TEST(ReportValidate, QuartilesMinMaxMeanAndNoiseMustAgree) {
   auto j = good();
   j["results"][0]["variants"][0]["time_us"]["q3"] = 9.0;  // below the median 10

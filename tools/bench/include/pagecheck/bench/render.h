@@ -17,8 +17,13 @@ std::string render_report_table(const BenchReport& report);
 /// `plot_link` (may be empty) is the relative path of the SVG plot, embedded as an image.
 std::string render_report_markdown(const BenchReport& report, const std::string& plot_link);
 
-/// The notes of one result: "ABOVE CEILING", "not converged", the status message.
-std::string result_flags(const VariantResult& result);
+/// The notes of one result: "ABOVE CEILING", "BELOW LAUNCH FLOOR" (`floor` of the same
+/// report), "not converged", the status message.
+std::string result_flags(const VariantResult& result, const LaunchFloor& floor);
+
+/// Whether `result` is marked BELOW LAUNCH FLOOR: measured (status ok), the floor measured, and
+/// its median below kFloorTolerance x the floor's median.
+bool marked_below_floor(const VariantResult& result, const LaunchFloor& floor);
 
 /// Whether `result` is marked ABOVE CEILING: measured (status ok) and flagged by the run
 /// (`above_ceiling`). The one predicate of the table, the Markdown, the warnings of `bench` and

@@ -68,6 +68,22 @@ struct CeilingResult {
   double gbps = 0;        ///< bytes / median time
 };
 
+/// The least time any launch takes in this run: an empty kernel (one block of 32 threads) timed
+/// exactly like the kernels (cold L2, the blocking kernel, CUDA events around the launch). A
+/// small shape's median minus this is what its kernel itself costs; a result well below it
+/// (marked_below_floor) means the timing is wrong.
+struct LaunchFloor {
+  std::string method;     ///< one line: how it was measured
+  SampleSummary time_us;  ///< time per launch, microseconds; no samples: not measured (older
+                          ///< reports have no floor)
+  /// True when the run measured the floor.
+  bool measured() const { return time_us.samples > 0; }
+};
+
+/// A result whose median is below this fraction of the launch floor is marked: no kernel
+/// launch can take less than an empty one timed the same way.
+inline constexpr double kFloorTolerance = 0.95;
+
 /// The device and software the report was measured on.
 struct Environment {
   std::string device;                ///< e.g. "NVIDIA H200"
@@ -115,6 +131,7 @@ struct BenchReport {
   MethodSettings method;              ///< sampling settings
   CeilingResult copy_ceiling;         ///< device-to-device copy ceiling
   CeilingResult read_ceiling;         ///< read-only streaming ceiling
+  LaunchFloor launch_floor;           ///< an empty launch, timed the same way
   std::vector<std::string> variants;  ///< benchmarked variants, in order
   std::vector<ShapeResult> shapes;    ///< per shape, per variant results
 
@@ -131,7 +148,8 @@ struct BenchReport {
   /// than the declared bytes over the median time (within rounding: 1e-6 relative or 0.005);
   /// for every measured result a ceiling share other than GB/s over the family's ceiling (0
   /// without one) or an `above_ceiling` flag other than share > kCeilingTolerance; method
-  /// settings out of range (negative noise target or warmup, no samples, no timeout).
+  /// settings out of range (negative noise target or warmup, no samples, no timeout); a measured
+  /// launch floor whose samples or quartiles are inconsistent like a result's.
   void validate(const std::string& origin) const;
 };
 
