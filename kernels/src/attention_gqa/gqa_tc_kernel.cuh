@@ -150,50 +150,19 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   const int g = lane / 4, c2 = 2 * (lane % 4);
   const bool e5m2 = p.kv_dtype == PC_DTYPE_FP8_E5M2;
 
-  const int32_t* table_row =
-      p.block_table + static_cast<int64_t>(blockIdx.y) * p.block_table_stride;
-  // Opaque to the optimizer, so that each entry's address is one multiply-add on this pointer
-  // rather than the row's offset recomputed per entry.
-  asm("" : "+l"(table_row));
-  const bool v_slots = p.value.mode == kGqaLoadSlotVector;
-  // K copied slots fastest into [vector][key] where consecutive slots of K are consecutive
-  // vectors (x-split; gqa_tc_stage.cuh), else dims fastest into [key][dim].
-  const ThreadItems items = thread_items<HEAD, KV>(p.key.slot == Tr::kVector);
-  // Table entries of stage tn, loaded while the stage before it computes.
-  StageEntries<HEAD, KV> next;
-  const bool pow2 = p.block_shift >= 0;
-  // Loads the entries of the stage at tile0 for keys in [lo, hi).
-  auto load_stage = [&](int tile0, int lo, int hi) {
-    auto load = [&](auto pow2_tag, auto interior_tag) {
-      load_entries<HEAD, KV, decltype(pow2_tag)::value, decltype(interior_tag)::value>(
-          next, p, table_row, tile0, lo, hi, items, v_slots);
-    };
-    const bool interior = interior_stage(tile0, kTile, lo, hi);
-    if (pow2) {
-      interior ? load(std::true_type{}, std::true_type{})
-               : load(std::true_type{}, std::false_type{});
-    } else {
-      interior ? load(std::false_type{}, std::true_type{})
-               : load(std::false_type{}, std::false_type{});
-    }
-  };
-  // Without a window a partition's first stage starts at the partition's first position,
-  // whatever the context length: its entries are loaded before that length arrives (one
-  // dependent round trip fewer before the first copies), for every position below the host's
-  // max_context_len (each row has entries for those: host check), and cut to the block's span
-  // once it is known (first_stage_entries).
-  const bool early_entries = p.window == 0;
-  if (early_entries) {
-    const int tile0 = static_cast<int>(blockIdx.z) * p.partition_size;
-    load_stage(tile0, tile0, min(tile0 + kTile, p.max_context_len));
-  }
-
   BlockSpan span;
   if (!partition_block<HEAD>(p, Tr::kRows, Tr::kThreads, span)) return;
   const SeqInfo s = span.s;
   const int kv_head = span.kv_head;
+  const int64_t seq = span.seq;
   const int part = span.part, span_lo = span.span_lo, span_hi = span.span_hi;
   const int part_lo = part * p.partition_size;
+
+  const int32_t* table_row = p.block_table + seq * p.block_table_stride;
+  // Opaque to the optimizer, so that each entry's address is one multiply-add on this pointer
+  // rather than the row's offset recomputed per entry.
+  asm("" : "+l"(table_row));
+  const bool v_slots = p.value.mode == kGqaLoadSlotVector;
   auto* const off =
       reinterpret_cast<StageOffsets<HEAD, sizeof(KV)>*>(stages + kStages * Tr::kStageBytes);
   for (int j = tid; j < HEAD / Tr::kVector; j += Tr::kThreads) {
@@ -264,13 +233,29 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   // Warp w: keys 16 (w % 4) .. of every stage; O dims dim0 .. dim0 + kDimsPerWarp. The warps of
   // a key group (head sizes above 128) compute the same logits and softmax (bit-identical), each
   // its part of O^T.
+  // K copied slots fastest into [vector][key] where consecutive slots of K are consecutive
+  // vectors (x-split; gqa_tc_stage.cuh), else dims fastest into [key][dim].
+  const ThreadItems items = thread_items<HEAD, KV>(p.key.slot == Tr::kVector);
   const ChunkOffsets fixed{off->key_vec[items.chunk], off->value_vec[items.chunk]};
-  auto load_next = [&](int tn) { load_stage(tile_begin + tn * kTile, span_lo, span_hi); };
-  if (early_entries) {
-    first_stage_entries<HEAD, KV>(next, tile_begin, span_lo, span_hi, items, v_slots);
-  } else {
-    load_next(0);
-  }
+  // Table entries of stage tn, loaded while the stage before it computes.
+  StageEntries<HEAD, KV> next;
+  const bool pow2 = p.block_shift >= 0;
+  auto load_next = [&](int tn) {
+    const int tile0 = tile_begin + tn * kTile;
+    auto load = [&](auto pow2_tag, auto interior_tag) {
+      load_entries<HEAD, KV, decltype(pow2_tag)::value, decltype(interior_tag)::value>(
+          next, p, table_row, tile0, span_lo, span_hi, items, v_slots);
+    };
+    const bool interior = interior_stage(tile0, kTile, span_lo, span_hi);
+    if (pow2) {
+      interior ? load(std::true_type{}, std::true_type{})
+               : load(std::true_type{}, std::false_type{});
+    } else {
+      interior ? load(std::false_type{}, std::true_type{})
+               : load(std::false_type{}, std::false_type{});
+    }
+  };
+  load_next(0);
   const int key_group = warp % Tr::kKeyGroups;
   const int key0 = key_group * Tr::kKeysPerWarp;
   const int dim0 = (warp / Tr::kKeyGroups) * Tr::kDimsPerWarp;

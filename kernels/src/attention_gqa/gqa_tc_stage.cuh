@@ -173,31 +173,6 @@ __device__ __forceinline__ void load_entries(StageEntries<HEAD, KV>& e, const Gq
   }
 }
 
-/// Cuts entries that load_entries read for the stage at `tile0` over a span that contains
-/// [span_lo, span_hi) (all keys of the stage below the host's max_context_len) down to that
-/// span: what load_entries would have left for it. The stage's first position is the same in
-/// both (tile0 = span_lo: a partition's first stage without a window), so every entry kept was
-/// read for the same key and each slot vector's first slot is the same.
-template <int HEAD, class KV>
-__device__ __forceinline__ void first_stage_entries(StageEntries<HEAD, KV>& e, int tile0,
-                                                    int span_lo, int span_hi,
-                                                    const ThreadItems& items, bool v_slots) {
-  using It = StageItems<HEAD, KV>;
-  using Tr = typename It::Tr;
-  const int tid = threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < It::kIters; ++i) {
-    const int c = tid + i * Tr::kThreads;
-    const int tok = tile0 + (It::kFixedChunk ? items.key + i * It::kKeyStep
-                                             : stage_item<HEAD, KV>(c, items.slots_fast).key);
-    if (tok < span_lo || tok >= span_hi) e.phys[i] = -1;
-  }
-  if (v_slots) {
-    const int tok0 = tile0 + tid % It::kSlotChunks * It::kVec;
-    if (max(tok0, span_lo) >= min(tok0 + It::kVec, span_hi)) e.v_phys = -1;
-  }
-}
-
 /// Per-thread constants of the copies: the dim offset of this thread's vector when it is the
 /// same for all its items (StageItems::kFixedChunk), else read from the offsets table.
 struct ChunkOffsets {
