@@ -158,6 +158,36 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   const int part = span.part, span_lo = span.span_lo, span_hi = span.span_hi;
   const int part_lo = part * p.partition_size;
 
+  // This warp's query rows (rows warp, warp + kWarps, ...; past the chunk: 0): a row's place
+  // and kQPerLane elements a lane. Where they take at most kEarlyQRegisters registers (and the
+  // warps do not split the dims: head sizes above 128 hold the most registers) they are
+  // loaded here, so that their round trip overlaps the table entries and the first stages (ncu,
+  // gqa_b32_c128: a tenth of the stall samples waited on these loads when they were issued at
+  // t == 0, after the first copies); else at t == 0 (head 256, 8 registers early: ptxas
+  // spilled 12 bytes).
+  constexpr int kQRowsPerWarp = (Tr::kRows + Tr::kWarps - 1) / Tr::kWarps;
+  constexpr int kQPerLane = (HEAD + 31) / 32;
+  constexpr int kEarlyQRegisters = 8;
+  constexpr bool kEarlyQ = kQRowsPerWarp * kQPerLane <= kEarlyQRegisters && Tr::kDimSplit == 1;
+  T q_regs[kQRowsPerWarp][kQPerLane];
+  if constexpr (kEarlyQ) {
+#pragma unroll
+    for (int k = 0; k < kQRowsPerWarp; ++k) {
+      const int r = warp + k * Tr::kWarps;
+      const T* q_row = nullptr;
+      if (r < Tr::kRows && r < s.nrows) {
+        const RowInfo row = row_info(p, s, kv_head, r);
+        q_row = static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
+                row.head * p.query_stride_head;
+      }
+#pragma unroll
+      for (int j = 0; j < kQPerLane; ++j) {
+        const int d = lane + 32 * j;
+        q_regs[k][j] = q_row != nullptr && d < HEAD ? q_row[d] : T(0.f);
+      }
+    }
+  }
+
   const int32_t* table_row = p.block_table + seq * p.block_table_stride;
   // Opaque to the optimizer, so that each entry's address is one multiply-add on this pointer
   // rather than the row's offset recomputed per entry.
@@ -262,17 +292,29 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
 #pragma unroll 1
   for (int t = 1 - kStages; t < ntiles; ++t) {
     if (t == 0) {
-      // Query rows (rows past the chunk: 0), while the first stages are in flight: a row per
-      // warp at a time, so that each warp works out a row's place once.
-      for (int r = warp; r < Tr::kRows; r += Tr::kWarps) {
-        const T* q_row = nullptr;
-        if (r < s.nrows) {
-          const RowInfo row = row_info(p, s, kv_head, r);
-          q_row = static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
-                  row.head * p.query_stride_head;
+      // The query rows (loaded in the prologue where kEarlyQ), into the Q tile while the first
+      // stages are in flight.
+      if constexpr (kEarlyQ) {
+#pragma unroll
+        for (int k = 0; k < kQRowsPerWarp; ++k) {
+          const int r = warp + k * Tr::kWarps;
+#pragma unroll
+          for (int j = 0; j < kQPerLane; ++j) {
+            const int d = lane + 32 * j;
+            if (r < Tr::kRows && d < HEAD) q_s[r * kQs + d] = q_regs[k][j];
+          }
         }
-        for (int d = lane; d < HEAD; d += 32)
-          q_s[r * kQs + d] = q_row != nullptr ? q_row[d] : T(0.f);
+      } else {  // a row per warp at a time, each element stored as it arrives
+        for (int r = warp; r < Tr::kRows; r += Tr::kWarps) {
+          const T* q_row = nullptr;
+          if (r < s.nrows) {
+            const RowInfo row = row_info(p, s, kv_head, r);
+            q_row = static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
+                    row.head * p.query_stride_head;
+          }
+          for (int d = lane; d < HEAD; d += 32)
+            q_s[r * kQs + d] = q_row != nullptr ? q_row[d] : T(0.f);
+        }
       }
     }
     if (t >= 0) {
