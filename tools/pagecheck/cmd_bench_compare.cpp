@@ -133,8 +133,8 @@ int run_record(const RecordCliOptions& o) {
     std::cout << "recorded " << rec.json << ", " << rec.markdown
               << (rec.plotted ? ", " + rec.svg : " (no plot: " + rec.plot_error + ")") << "\n";
     // Recorded all the same (the evidence shows the mark), but said: a rate above its ceiling
-    // means a wrong byte formula, caching or timing (issue 17).
-    for (const std::string& line : bench::above_ceiling_warnings(r)) {
+    // or a time below the launch floor means a wrong byte formula, caching or timing (issue 17).
+    for (const std::string& line : bench::suspect_result_warnings(r)) {
       std::cerr << "pagecheck bench record: warning: " << line << "\n";
     }
   }

@@ -72,16 +72,22 @@ bool marked_below_floor(const VariantResult& r, const LaunchFloor& floor) {
          r.time_us.median < kFloorTolerance * floor.time_us.median;
 }
 
-std::vector<std::string> above_ceiling_warnings(const BenchReport& report) {
+std::vector<std::string> suspect_result_warnings(const BenchReport& report) {
   const CeilingResult& ceiling = report.family_ceiling();
+  const LaunchFloor& floor = report.launch_floor;
   std::vector<std::string> lines;
   for (const ShapeResult& sr : report.shapes) {
     for (const VariantResult& v : sr.variants) {
-      if (!marked_above_ceiling(v)) continue;
-      lines.push_back(report.family + " " + sr.shape.label + " " + v.variant + ": " +
-                      format_number(v.gbps) + " GB/s above the " + ceiling.kind + " ceiling " +
-                      format_number(ceiling.gbps) + " GB/s (" + format_percent(v.ceiling_share) +
-                      ")");
+      const std::string where = report.family + " " + sr.shape.label + " " + v.variant + ": ";
+      if (marked_above_ceiling(v)) {
+        lines.push_back(where + format_number(v.gbps) + " GB/s above the " + ceiling.kind +
+                        " ceiling " + format_number(ceiling.gbps) + " GB/s (" +
+                        format_percent(v.ceiling_share) + ")");
+      }
+      if (marked_below_floor(v, floor)) {
+        lines.push_back(where + format_number(v.time_us.median) + " us below the launch floor " +
+                        format_number(floor.time_us.median) + " us");
+      }
     }
   }
   return lines;

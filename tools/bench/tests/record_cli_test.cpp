@@ -167,6 +167,28 @@ TEST_F(BenchRecord, WarnsAboutEveryMeasurementAboveItsCeiling) {
   EXPECT_EQ(q.err.find("warning"), std::string::npos) << q.err;
 }
 
+TEST_F(BenchRecord, WarnsAboutEveryMeasurementBelowTheLaunchFloor) {
+  // The run's floor is 4 us; b on the first shape took 3 us (below 0.95 x 4), a 3.9 us (within).
+  BenchReport r =
+      testing::make_sweep_report("gather_cached_kv", repo_.hash("gather_cached_kv"), {"a", "b"});
+  r.launch_floor.method = "an empty kernel";
+  r.launch_floor.time_us = testing::summary_of({4.0, 0.01});
+  for (std::size_t s = 0; s < r.shapes.size(); ++s) {  // every other result well above the floor
+    for (std::size_t v = 0; v < 2; ++v) testing::set_timing(r, s, v, {1e5, 0.01});
+  }
+  testing::set_timing(r, 0, 0, {3.9, 0.01});
+  testing::set_timing(r, 0, 1, {3.0, 0.01});
+  ASSERT_FALSE(r.shapes[0].variants[1].above_ceiling) << "only the floor is to be crossed";
+  const ProcessResult p =
+      pagecheck({"bench", "record", carried("below.json", r), "--repo", repo_.root()});
+  ASSERT_EQ(p.exit_code, 0) << p.err;  // recorded all the same, with the mark
+  const std::string line = "warning: gather_cached_kv " + r.shapes[0].shape.label +
+                           " b: 3.00 us below the launch floor 4.00 us";
+  EXPECT_NE(p.err.find(line), std::string::npos) << line << "\nin:\n" << p.err;
+  EXPECT_EQ(p.err.find("warning:"), p.err.rfind("warning:")) << "one warning only:\n" << p.err;
+  EXPECT_NE(read_text(recorded(".md")).find("BELOW LAUNCH FLOOR (4.00 us)"), std::string::npos);
+}
+
 TEST_F(BenchRecord, ARecordingRunIsRefusedBeforeAnyWorkWhenAReportIsInTheWay) {
   const std::vector<std::string> run = {"bench",    "--family", "gather_cached_kv",
                                         "--record", "--repo",   repo_.root()};

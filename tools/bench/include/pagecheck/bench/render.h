@@ -27,12 +27,15 @@ bool marked_below_floor(const VariantResult& result, const LaunchFloor& floor);
 
 /// Whether `result` is marked ABOVE CEILING: measured (status ok) and flagged by the run
 /// (`above_ceiling`). The one predicate of the table, the Markdown, the warnings of `bench` and
-/// `bench record`, review's notes and, in Python, tools/plot_bandwidth.py's cross.
+/// `bench record` (suspect_result_warnings), review's notes and, in Python,
+/// tools/plot_bandwidth.py's cross.
 bool marked_above_ceiling(const VariantResult& result);
 
-/// One line per result of `report` marked above the ceiling, in report order:
-/// "<family> <shape label> <variant>: <GB/s> GB/s above the <kind> ceiling <GB/s> GB/s (<share>)".
-std::vector<std::string> above_ceiling_warnings(const BenchReport& report);
+/// One line per result of `report` marked above the ceiling or below the launch floor, in
+/// report order: "<family> <shape label> <variant>: <GB/s> GB/s above the <kind> ceiling <GB/s>
+/// GB/s (<share>)", "<family> <shape label> <variant>: <us> us below the launch floor <us> us".
+/// Each means the timing, caching or byte formula is wrong; `bench` and `bench record` print them.
+std::vector<std::string> suspect_result_warnings(const BenchReport& report);
 
 /// "12.3", "1234", "0.456": a time or rate with about three significant digits.
 std::string format_number(double value);
