@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/gpu-ab on the CPU, with a payload of stand-in binaries (bash scripts that write what
 # `bench --json FILE` would and log their runs): the order of the runs (the other builds, then
-# pagecheck, round after round), the one archive that comes back, the compare commands, the
+# pagecheck, round after round; with --builds only those named, in that order), the one archive that comes back, the compare commands, the
 # budget, and the argument checks (exit 2 naming the argument).
 # Usage: gpu_ab_test.sh REPO_ROOT WORK_DIR
 # shellcheck source-path=SCRIPTDIR source=../test-lib.sh
@@ -46,6 +46,31 @@ done
 grep -q '"old"' back/ab/old_r2.json || fail "old_r2.json is not old's report"
 grep -q 'base_r1.json' back/ab/compare.txt || fail "compare.txt lacks the base command"
 [[ -z $(find back -name '*gpu_tests*') ]] || fail "a GPU test binary was run"
+
+rm -f runs.log out/ab.tgz
+expect 0 "--builds: only the named build beside pagecheck" -- env OUT="$PWD/out" bash stage/gpu-ab \
+  --rounds 2 --builds old
+[[ $(tr '\n' ' ' <runs.log) == "old pagecheck old pagecheck " ]] ||
+  fail "--builds old ran: $(tr '\n' ' ' <runs.log)"
+says "pagecheck bench compare --rounds old_r1.json pagecheck_r1.json old_r2.json pagecheck_r2.json"
+mkdir back2 && tar -C back2 -xzf out/ab.tgz
+[[ ! -e back2/ab/base_r1.json ]] || fail "--builds old also ran base"
+
+rm -f runs.log out/ab.tgz
+expect 0 "--builds in the order given" -- env OUT="$PWD/out" bash stage/gpu-ab --rounds 1 \
+  --builds old,base
+[[ $(tr '\n' ' ' <runs.log) == "old base pagecheck " ]] ||
+  fail "--builds old,base ran: $(tr '\n' ' ' <runs.log)"
+
+rm -f runs.log out/ab.tgz
+expect 2 "--builds naming what is not staged" -- env OUT="$PWD/out" bash stage/gpu-ab \
+  --builds old,mb
+says "--builds names 'mb', which the payload does not hold"
+[[ ! -s runs.log ]] || fail "a run started although --builds named an unstaged build"
+expect 2 "--builds naming pagecheck" -- env OUT="$PWD/out" bash stage/gpu-ab --builds pagecheck
+says "--builds names pagecheck"
+expect 2 "--builds malformed" -- env OUT="$PWD/out" bash stage/gpu-ab --builds 'old,,base'
+says "--builds 'old,,base' is not a comma-separated list"
 
 rm -f runs.log out/ab.tgz
 expect 1 "a failing run" -- env OUT="$PWD/out" GPUAB_FAIL=old bash stage/gpu-ab --rounds 1
