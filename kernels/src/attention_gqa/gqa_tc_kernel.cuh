@@ -21,7 +21,9 @@
 ///  4. P^T rounded to the query dtype (the one declared rounding) and turned into the B
 ///     fragments of O^T += V^T P^T by movmatrix; V's A fragments by ldmatrix.
 /// fp8 stages are converted to T as the fragments are read (k_scale joins the logit scale,
-/// v_scale the output).
+/// v_scale the output), each lane's share of a fragment row in one 32-bit load: K's dims are
+/// taken in the order of key_fragment (Q's fragments in the same order), and where V is
+/// [dim][key] the rows of S^T in the order of fp8_row_key (the masks and V's fragments follow).
 /// Finally the warps' (max, sum, O) are merged in shared memory and written by write_row, a
 /// row per warp at a time.
 /// Fragment layouts: PTX ISA, mma.m16n8k16 (row g = lane / 4, column pair 2 (lane % 4)).
@@ -52,35 +54,53 @@ __device__ __forceinline__ uint32_t fp8x2_as(uint32_t two, bool e5m2) {
     return pack2<T>(f.x, f.y);
   }
 }
-/// The 16 bits at shared address `p` (2-byte aligned).
-__device__ __forceinline__ uint32_t lds16(const uint8_t* p) {
-  return *reinterpret_cast<const uint16_t*>(p);
+/// The 32 bits at shared address `p` (4-byte aligned).
+__device__ __forceinline__ uint32_t lds32(const uint8_t* p) {
+  return *reinterpret_cast<const uint32_t*>(p);
+}
+
+/// The key (0..15 of a warp's 16) that row r of S^T (an mma M row) stands for on an fp8 cache
+/// whose V stage is [dim][key]; elsewhere row r is key r. The rows are ordered so that the
+/// keys of each lane's V fragment, its k columns 2q, 2q + 1, 2q + 8, 2q + 9 (q = lane % 4), are
+/// the four bytes 4q..4q + 3 of a stage row (one 32-bit load): the low half holds columns 2q,
+/// 2q + 1 for q < 2 and columns 2q + 8, 2q + 9 for q >= 2, so that the keys of rows 0-7 (and of
+/// rows 8-15), 16 or HEAD + 16 bytes apart in a K stage, fall in eight distinct bank groups.
+__device__ __forceinline__ int fp8_row_key(int r) {
+  const int q = (r % 8) / 2;
+  const bool high = (r >= 8) != (q >= 2);
+  return 4 * q + r % 2 + (high ? 2 : 0);
 }
 
 /// A fragment of S^T = K Q^T for keys key0..key0+15 (the rows) and dims d0..d0+15 (d0 a
-/// multiple of 16) of a K stage laid out as `ks` (KeyStage): a0 = (key g, dims c2..), a1 = (key
-/// g + 8, dims c2..), a2 = (key g, dims c2 + 8..), a3 = (key g + 8, dims c2 + 8..). In either
-/// stage layout the 16 bytes an ldmatrix row address names are 8 dims of one key.
+/// multiple of 16) of a K stage laid out as `ks` (KeyStage): a0 = (row g, k c2..), a1 = (row
+/// g + 8, k c2..), a2 = (row g, k c2 + 8..), a3 = (row g + 8, k c2 + 8..). 16-bit stages: row i
+/// is key key0 + i and k i is dim d0 + i; in either stage layout the 16 bytes an ldmatrix row
+/// address names are 8 dims of one key. fp8 stages: rows g and g + 8 are the stage keys
+/// krow[0] and krow[1], and k columns 2q, 2q + 1, 2q + 8, 2q + 9 (q = lane % 4) are dims d0 + 4q
+/// .. d0 + 4q + 3, one 32-bit load a row (the Q fragments take the same dims, qf).
 template <class T, class KV>
 __device__ __forceinline__ void key_fragment(uint32_t (&a)[4], const KV* kt, KeyStage ks, int key0,
-                                             int d0, int lane, bool e5m2) {
+                                             const int (&krow)[2], int d0, int lane, bool e5m2) {
   constexpr int kVec = 16 / static_cast<int>(sizeof(KV));
   if constexpr (sizeof(KV) == 2) {
     // Matrix j of the ldmatrix: keys key0 + 8 (j % 2).., dims d0 + 8 (j / 2)...
     const int d = d0 + 8 * (lane / 16);
     ldmatrix_x4(a, kt + (key0 + lane % 8 + 8 * ((lane / 8) % 2)) * ks.key + d / kVec * ks.vector);
   } else {  // dims d0.. lie in one 16-byte vector
-    const uint8_t* row = kt + (key0 + lane / 4) * ks.key + d0 / kVec * ks.vector + 2 * (lane % 4);
-    a[0] = fp8x2_as<T>(lds16(row), e5m2);
-    a[1] = fp8x2_as<T>(lds16(row + 8 * ks.key), e5m2);
-    a[2] = fp8x2_as<T>(lds16(row + 8), e5m2);
-    a[3] = fp8x2_as<T>(lds16(row + 8 * ks.key + 8), e5m2);
+    const uint8_t* const vec = kt + d0 / kVec * ks.vector + 4 * (lane % 4);
+    const uint32_t w0 = lds32(vec + krow[0] * ks.key), w1 = lds32(vec + krow[1] * ks.key);
+    a[0] = fp8x2_as<T>(w0, e5m2);
+    a[1] = fp8x2_as<T>(w1, e5m2);
+    a[2] = fp8x2_as<T>(w0 >> 16, e5m2);
+    a[3] = fp8x2_as<T>(w1 >> 16, e5m2);
   }
 }
 
 /// A fragment of O^T = V^T P^T for dims d0..d0+15 (the rows) and keys key0..key0+15: a0 = (dim
-/// g, keys c2..), a1 = (dim g + 8, keys c2..), a2 = (dim g, keys c2 + 8..), a3 = (dim g + 8, keys
-/// c2 + 8..). V_SLOTS: the stage is [dim][key] (SLOT_STRIDE), else [key][dim] (ROW_STRIDE).
+/// g, k c2..), a1 = (dim g + 8, k c2..), a2 = (dim g, k c2 + 8..), a3 = (dim g + 8, k c2 + 8..),
+/// k column i the key of S^T's row i (key0 + i; fp8 with V_SLOTS: key0 + fp8_row_key(i), so
+/// that a lane's four keys are one 32-bit word). V_SLOTS: the stage is [dim][key]
+/// (SLOT_STRIDE), else [key][dim] (ROW_STRIDE).
 template <class T, class KV, bool V_SLOTS, int ROW_STRIDE, int SLOT_STRIDE>
 __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, int key0, int d0,
                                                int lane, bool e5m2) {
@@ -94,6 +114,18 @@ __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, i
       ldmatrix_x4_trans(
           a, vt + (key0 + lane % 8 + 8 * (lane / 16)) * ROW_STRIDE + d0 + 8 * ((lane / 8) % 2));
     }
+  } else if constexpr (V_SLOTS) {
+    // Bytes 4q..4q + 3 of dim rows g and g + 8: k columns 2q, 2q + 1 in the low half and 2q + 8,
+    // 2q + 9 in the high half, swapped for q >= 2 (fp8_row_key).
+    const int q = lane % 4;
+    const uint32_t order = q >= 2 ? 0x1032u : 0x3210u;
+    const KV* const row = vt + (d0 + lane / 4) * SLOT_STRIDE + key0 + 4 * q;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // dims d0 + g and d0 + g + 8
+      const uint32_t w = __byte_perm(lds32(row + 8 * h * SLOT_STRIDE), 0u, order);
+      a[h] = fp8x2_as<T>(w, e5m2);
+      a[h + 2] = fp8x2_as<T>(w >> 16, e5m2);
+    }
   } else {
     const int dim = d0 + lane / 4, key = key0 + 2 * (lane % 4);
 #pragma unroll
@@ -101,13 +133,8 @@ __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, i
       const int dd = dim + 8 * h;
 #pragma unroll
       for (int k = 0; k < 2; ++k) {  // keys key.. and key + 8..
-        uint32_t two;
-        if constexpr (V_SLOTS) {
-          two = lds16(vt + dd * SLOT_STRIDE + key + 8 * k);
-        } else {
-          two = uint32_t{vt[(key + 8 * k) * ROW_STRIDE + dd]} |
-                (uint32_t{vt[(key + 8 * k + 1) * ROW_STRIDE + dd]} << 8);
-        }
+        const uint32_t two = uint32_t{vt[(key + 8 * k) * ROW_STRIDE + dd]} |
+                             (uint32_t{vt[(key + 8 * k + 1) * ROW_STRIDE + dd]} << 8);
         a[h + 2 * k] = fp8x2_as<T>(two, e5m2);
       }
     }
@@ -169,17 +196,19 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   constexpr int kQPerLane = (HEAD + 31) / 32;
   constexpr int kEarlyQRegisters = 8;
   constexpr bool kEarlyQ = kQRowsPerWarp * kQPerLane <= kEarlyQRegisters && Tr::kDimSplit == 1;
+  // Row r's query vector; null past the chunk's rows.
+  auto query_row = [&](int r) -> const T* {
+    if (r >= s.nrows) return nullptr;
+    const RowInfo row = row_info(p, s, kv_head, r);
+    return static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
+           row.head * p.query_stride_head;
+  };
   T q_regs[kQRowsPerWarp][kQPerLane];
   if constexpr (kEarlyQ) {
 #pragma unroll
     for (int k = 0; k < kQRowsPerWarp; ++k) {
       const int r = warp + k * Tr::kWarps;
-      const T* q_row = nullptr;
-      if (r < Tr::kRows && r < s.nrows) {
-        const RowInfo row = row_info(p, s, kv_head, r);
-        q_row = static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
-                row.head * p.query_stride_head;
-      }
+      const T* const q_row = r < Tr::kRows ? query_row(r) : nullptr;
 #pragma unroll
       for (int j = 0; j < kQPerLane; ++j) {
         const int d = lane + 32 * j;
@@ -254,9 +283,12 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
       for (int e = 0; e < 4; ++e) o[n][m][e] = 0.f;
     }
   }
-  // Q's B fragments of every row tile and k-step (dims c2.. and c2 + 8.. of row 8 n + g), read
-  // once stage 0 has landed (the Q tile is written while the first stages are in flight).
+  // Q's B fragments of every row tile and k-step (k c2.. and c2 + 8.. of row 8 n + g: dims c2..
+  // and c2 + 8.., on an fp8 cache dims 4q.. and 4q + 2.. as in key_fragment), read once stage 0
+  // has landed (the Q tile is written while the first stages are in flight).
   uint32_t qf[kNr][kKs][2];
+  const int qd0 = sizeof(KV) == 1 ? 4 * (lane % 4) : c2;
+  const int qd1 = sizeof(KV) == 1 ? qd0 + 2 : c2 + 8;
 
   // One copy site: iterations t < 0 only fill the first kStages - 1 stages; iteration t >= 0
   // waits for stage t, issues stage t + kStages - 1 and computes stage t.
@@ -288,6 +320,10 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   load_next(0);
   const int key_group = warp % Tr::kKeyGroups;
   const int key0 = key_group * Tr::kKeysPerWarp;
+  // The stage keys of this thread's rows g and g + 8 of S^T (fp8_row_key).
+  const bool row_order = sizeof(KV) == 1 && v_slots;
+  const int krow[2] = {key0 + (row_order ? fp8_row_key(g) : g),
+                       key0 + (row_order ? fp8_row_key(g + 8) : g + 8)};
   const int dim0 = (warp / Tr::kKeyGroups) * Tr::kDimsPerWarp;
 #pragma unroll 1
   for (int t = 1 - kStages; t < ntiles; ++t) {
@@ -306,12 +342,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
         }
       } else {  // a row per warp at a time, each element stored as it arrives
         for (int r = warp; r < Tr::kRows; r += Tr::kWarps) {
-          const T* q_row = nullptr;
-          if (r < s.nrows) {
-            const RowInfo row = row_info(p, s, kv_head, r);
-            q_row = static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
-                    row.head * p.query_stride_head;
-          }
+          const T* const q_row = query_row(r);
           for (int d = lane; d < HEAD; d += 32)
             q_s[r * kQs + d] = q_row != nullptr ? q_row[d] : T(0.f);
         }
@@ -326,9 +357,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
       for (int n = 0; n < kNr; ++n) {
 #pragma unroll
         for (int ks = 0; ks < kKs; ++ks) {
-          const T* const q_row = q_s + (8 * n + g) * kQs + ks * 16 + c2;
-          qf[n][ks][0] = *reinterpret_cast<const uint32_t*>(q_row);
-          qf[n][ks][1] = *reinterpret_cast<const uint32_t*>(q_row + 8);
+          const T* const q_row = q_s + (8 * n + g) * kQs + ks * 16;
+          qf[n][ks][0] = *reinterpret_cast<const uint32_t*>(q_row + qd0);
+          qf[n][ks][1] = *reinterpret_cast<const uint32_t*>(q_row + qd1);
         }
       }
     }
@@ -361,13 +392,13 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
 #pragma unroll
     for (int ks = 0; ks < kKs; ++ks) {
       uint32_t a[4];
-      key_fragment<T, KV>(a, kt, items.k_order, key0, ks * 16, lane, e5m2);
+      key_fragment<T, KV>(a, kt, items.k_order, key0, krow, ks * 16, lane, e5m2);
 #pragma unroll
       for (int n = 0; n < kNr; ++n)
         mma_16816<T>(ks % 2 == 0 ? sc[n] : sd[n], a, qf[n][ks][0], qf[n][ks][1]);
     }
 
-    // 3. Logits and the online softmax: sc[n][e] is key g + 8 (e / 2) of row 8 n + c2 + e % 2.
+    // 3. Logits and the online softmax: sc[n][e] is key krow[e / 2] of row 8 n + c2 + e % 2.
     bool rescale = false;
     float alpha[kNr][2];
 #pragma unroll
@@ -376,7 +407,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int i = e % 2;
-        const int tok = tile0 + key0 + g + 8 * (e / 2);
+        const int tok = tile0 + krow[e / 2];
         float x = pre * (sc[n][e] + sd[n][e]);
         if (capped) x = cap2 * tanhf(x);
         x = fmaf(row_slope[n][i], static_cast<float>(tok - row_pos[n][i]), x);
