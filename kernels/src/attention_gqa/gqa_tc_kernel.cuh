@@ -1,6 +1,6 @@
 #pragma once
 /// v3_gqa's tensor-core partition kernel (docs/kernels.md, "v3_gqa"), for float16 / bfloat16
-/// queries T on a cache of T or of fp8 codes (KV = uint8_t, e4m3 or e5m2 by p.kv_dtype, exact
+/// queries T on a cache of T or of fp8 codes (KV = __nv_fp8_e4m3 or __nv_fp8_e5m2, exact
 /// in T) whose K tensor has 16-byte vectors along the dims and whose V tensor has them along
 /// the dims or the slots. One block of GqaTcTraits::kWarps warps per (kv head, row chunk of
 /// ROWS = 8 or 16 rows) x sequence x partition; rows as in gqa_kernel.cuh (row v = i * group +
@@ -41,18 +41,37 @@
 
 namespace pagecheck::kernels::gqa {
 
-/// Two fp8 codes (low byte first) as two T in one register, exactly (every e4m3 / e5m2 value
-/// is a float16 and a bfloat16 value).
-template <class T>
-__device__ __forceinline__ uint32_t fp8x2_as(uint32_t two, bool e5m2) {
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two & 0xffffu),
-                                                   e5m2 ? __NV_E5M2 : __NV_E4M3);
-  if constexpr (std::is_same_v<T, __half>) {
-    return uint32_t{h.x} | (uint32_t{h.y} << 16);
+/// True for an fp8 cache of e5m2 codes (KV = __nv_fp8_e5m2).
+template <class KV>
+inline constexpr bool kE5m2 = std::is_same_v<KV, __nv_fp8_e5m2>;
+
+/// The two fp8 codes of KV (an fp8 type) in bytes 2 HIGH, 2 HIGH + 1 of `w` as two T in one
+/// register, exactly (every e4m3 / e5m2 value is a float16 and a bfloat16 value). The kind is
+/// a compile-time type, so that each conversion is one instruction (a run-time kind issued both
+/// conversions, predicated). e5m2 into float16 is a byte move: an e5m2 code is the high byte of
+/// the float16 of the same value (1 sign, 5 exponent bits of bias 15, 2 mantissa bits), NaN and
+/// infinities included.
+template <class T, class KV, int HIGH>
+__device__ __forceinline__ uint32_t fp8x2_as(uint32_t w) {
+  static_assert(HIGH == 0 || HIGH == 1, "the low or the high half");
+  if constexpr (kE5m2<KV> && std::is_same_v<T, __half>) {
+    return __byte_perm(w, 0u, HIGH ? 0x3424u : 0x1404u);  // bytes {0, b0, 0, b1}
   } else {
-    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
-    return pack2<T>(f.x, f.y);
+    const uint32_t two = HIGH ? w >> 16 : w & 0xffffu;
+    const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two),
+                                                     kE5m2<KV> ? __NV_E5M2 : __NV_E4M3);
+    if constexpr (std::is_same_v<T, __half>) {
+      return uint32_t{h.x} | (uint32_t{h.y} << 16);
+    } else {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
+      return pack2<T>(f.x, f.y);
+    }
   }
+}
+/// The bytes of shared cache elements.
+template <class KV>
+__device__ __forceinline__ const uint8_t* bytes_of(const KV* p) {
+  return reinterpret_cast<const uint8_t*>(p);
 }
 /// The 32 bits at shared address `p` (4-byte aligned).
 __device__ __forceinline__ uint32_t lds32(const uint8_t* p) {
@@ -76,23 +95,23 @@ __device__ __forceinline__ int fp8_row_key(int r) {
 /// g + 8, k c2..), a2 = (row g, k c2 + 8..), a3 = (row g + 8, k c2 + 8..). 16-bit stages: row i
 /// is key key0 + i and k i is dim d0 + i; in either stage layout the 16 bytes an ldmatrix row
 /// address names are 8 dims of one key. fp8 stages: rows g and g + 8 are the stage keys
-/// krow[0] and krow[1], and k columns 2q, 2q + 1, 2q + 8, 2q + 9 (q = lane % 4) are dims d0 + 4q
+/// krow0 and krow1, and k columns 2q, 2q + 1, 2q + 8, 2q + 9 (q = lane % 4) are dims d0 + 4q
 /// .. d0 + 4q + 3, one 32-bit load a row (the Q fragments take the same dims, qf).
 template <class T, class KV>
 __device__ __forceinline__ void key_fragment(uint32_t (&a)[4], const KV* kt, KeyStage ks, int key0,
-                                             const int (&krow)[2], int d0, int lane, bool e5m2) {
+                                             int krow0, int krow1, int d0, int lane) {
   constexpr int kVec = 16 / static_cast<int>(sizeof(KV));
   if constexpr (sizeof(KV) == 2) {
     // Matrix j of the ldmatrix: keys key0 + 8 (j % 2).., dims d0 + 8 (j / 2)...
     const int d = d0 + 8 * (lane / 16);
     ldmatrix_x4(a, kt + (key0 + lane % 8 + 8 * ((lane / 8) % 2)) * ks.key + d / kVec * ks.vector);
   } else {  // dims d0.. lie in one 16-byte vector
-    const uint8_t* const vec = kt + d0 / kVec * ks.vector + 4 * (lane % 4);
-    const uint32_t w0 = lds32(vec + krow[0] * ks.key), w1 = lds32(vec + krow[1] * ks.key);
-    a[0] = fp8x2_as<T>(w0, e5m2);
-    a[1] = fp8x2_as<T>(w1, e5m2);
-    a[2] = fp8x2_as<T>(w0 >> 16, e5m2);
-    a[3] = fp8x2_as<T>(w1 >> 16, e5m2);
+    const uint8_t* const vec = bytes_of(kt) + d0 / kVec * ks.vector + 4 * (lane % 4);
+    const uint32_t w0 = lds32(vec + krow0 * ks.key), w1 = lds32(vec + krow1 * ks.key);
+    a[0] = fp8x2_as<T, KV, 0>(w0);
+    a[1] = fp8x2_as<T, KV, 0>(w1);
+    a[2] = fp8x2_as<T, KV, 1>(w0);
+    a[3] = fp8x2_as<T, KV, 1>(w1);
   }
 }
 
@@ -103,7 +122,7 @@ __device__ __forceinline__ void key_fragment(uint32_t (&a)[4], const KV* kt, Key
 /// (SLOT_STRIDE), else [key][dim] (ROW_STRIDE).
 template <class T, class KV, bool V_SLOTS, int ROW_STRIDE, int SLOT_STRIDE>
 __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, int key0, int d0,
-                                               int lane, bool e5m2) {
+                                               int lane) {
   if constexpr (sizeof(KV) == 2) {
     if constexpr (V_SLOTS) {
       // Matrix j: dims d0 + 8 (j % 2).., keys key0 + 8 (j / 2)...
@@ -119,23 +138,24 @@ __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, i
     // 2q + 9 in the high half, swapped for q >= 2 (fp8_row_key).
     const int q = lane % 4;
     const uint32_t order = q >= 2 ? 0x1032u : 0x3210u;
-    const KV* const row = vt + (d0 + lane / 4) * SLOT_STRIDE + key0 + 4 * q;
+    const uint8_t* const row = bytes_of(vt) + (d0 + lane / 4) * SLOT_STRIDE + key0 + 4 * q;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {  // dims d0 + g and d0 + g + 8
       const uint32_t w = __byte_perm(lds32(row + 8 * h * SLOT_STRIDE), 0u, order);
-      a[h] = fp8x2_as<T>(w, e5m2);
-      a[h + 2] = fp8x2_as<T>(w >> 16, e5m2);
+      a[h] = fp8x2_as<T, KV, 0>(w);
+      a[h + 2] = fp8x2_as<T, KV, 1>(w);
     }
   } else {
+    const uint8_t* const vb = bytes_of(vt);
     const int dim = d0 + lane / 4, key = key0 + 2 * (lane % 4);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {  // dims d0.. and d0 + 8..
       const int dd = dim + 8 * h;
 #pragma unroll
       for (int k = 0; k < 2; ++k) {  // keys key.. and key + 8..
-        const uint32_t two = uint32_t{vt[(key + 8 * k) * ROW_STRIDE + dd]} |
-                             (uint32_t{vt[(key + 8 * k + 1) * ROW_STRIDE + dd]} << 8);
-        a[h + 2 * k] = fp8x2_as<T>(two, e5m2);
+        const uint32_t two = uint32_t{vb[(key + 8 * k) * ROW_STRIDE + dd]} |
+                             (uint32_t{vb[(key + 8 * k + 1) * ROW_STRIDE + dd]} << 8);
+        a[h + 2 * k] = fp8x2_as<T, KV, 0>(two);
       }
     }
   }
@@ -146,14 +166,14 @@ __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, i
 template <int HEAD, class T, class KV, bool V_SLOTS, int NR, int NM>
 __device__ __forceinline__ void accumulate_values(float (&o)[NR][NM][4],
                                                   const uint32_t (&pb)[NR][2], const KV* vt,
-                                                  int key0, int dim0, int lane, bool e5m2) {
+                                                  int key0, int dim0, int lane) {
   using Tr = GqaTcTraits<HEAD, sizeof(KV)>;
   static_assert(NM * 16 == Tr::kDimsPerWarp, "the warp's m-tiles");
 #pragma unroll
   for (int m = 0; m < NM; ++m) {
     uint32_t a[4];
     value_fragment<T, KV, V_SLOTS, Tr::kRowStride, Tr::kSlotStride>(a, vt, key0, dim0 + m * 16,
-                                                                    lane, e5m2);
+                                                                    lane);
 #pragma unroll
     for (int n = 0; n < NR; ++n) mma_16816<T>(o[n][m], a, pb[n][0], pb[n][1]);
   }
@@ -175,7 +195,6 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   launch_dependents();
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, c2 = 2 * (lane % 4);
-  const bool e5m2 = p.kv_dtype == PC_DTYPE_FP8_E5M2;
 
   BlockSpan span;
   if (!partition_block<HEAD>(p, Tr::kRows, Tr::kThreads, span)) return;
@@ -322,8 +341,8 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   const int key0 = key_group * Tr::kKeysPerWarp;
   // The stage keys of this thread's rows g and g + 8 of S^T (fp8_row_key).
   const bool row_order = sizeof(KV) == 1 && v_slots;
-  const int krow[2] = {key0 + (row_order ? fp8_row_key(g) : g),
-                       key0 + (row_order ? fp8_row_key(g + 8) : g + 8)};
+  const int krow0 = key0 + (row_order ? fp8_row_key(g) : g);
+  const int krow1 = key0 + (row_order ? fp8_row_key(g + 8) : g + 8);
   const int dim0 = (warp / Tr::kKeyGroups) * Tr::kDimsPerWarp;
 #pragma unroll 1
   for (int t = 1 - kStages; t < ntiles; ++t) {
@@ -392,13 +411,14 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
 #pragma unroll
     for (int ks = 0; ks < kKs; ++ks) {
       uint32_t a[4];
-      key_fragment<T, KV>(a, kt, items.k_order, key0, krow, ks * 16, lane, e5m2);
+      key_fragment<T, KV>(a, kt, items.k_order, key0, krow0, krow1, ks * 16, lane);
 #pragma unroll
       for (int n = 0; n < kNr; ++n)
         mma_16816<T>(ks % 2 == 0 ? sc[n] : sd[n], a, qf[n][ks][0], qf[n][ks][1]);
     }
 
-    // 3. Logits and the online softmax: sc[n][e] is key krow[e / 2] of row 8 n + c2 + e % 2.
+    // 3. Logits and the online softmax: sc[n][e] is key krow0 (e < 2) or krow1 of row 8 n + c2 + e
+    // % 2.
     bool rescale = false;
     float alpha[kNr][2];
 #pragma unroll
@@ -407,7 +427,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int i = e % 2;
-        const int tok = tile0 + krow[e / 2];
+        const int tok = tile0 + (e < 2 ? krow0 : krow1);
         float x = pre * (sc[n][e] + sd[n][e]);
         if (capped) x = cap2 * tanhf(x);
         x = fmaf(row_slope[n][i], static_cast<float>(tok - row_pos[n][i]), x);
@@ -457,9 +477,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
       pb[n][1] = movmatrix_trans(pack2<T>(sc[n][2], sc[n][3]));
     }
     if (v_slots) {
-      accumulate_values<HEAD, T, KV, true>(o, pb, vt, key0, dim0, lane, e5m2);
+      accumulate_values<HEAD, T, KV, true>(o, pb, vt, key0, dim0, lane);
     } else {
-      accumulate_values<HEAD, T, KV, false>(o, pb, vt, key0, dim0, lane, e5m2);
+      accumulate_values<HEAD, T, KV, false>(o, pb, vt, key0, dim0, lane);
     }
   }
   cp_async_wait<0>();
