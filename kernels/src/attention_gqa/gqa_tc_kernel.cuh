@@ -83,7 +83,10 @@ __device__ __forceinline__ uint32_t lds32(const uint8_t* p) {
 /// keys of each lane's V fragment, its k columns 2q, 2q + 1, 2q + 8, 2q + 9 (q = lane % 4), are
 /// the four bytes 4q..4q + 3 of a stage row (one 32-bit load): the low half holds columns 2q,
 /// 2q + 1 for q < 2 and columns 2q + 8, 2q + 9 for q >= 2, so that the keys of rows 0-7 (and of
-/// rows 8-15), 16 or HEAD + 16 bytes apart in a K stage, fall in eight distinct bank groups.
+/// rows 8-15) fall in eight distinct bank groups, as keys 0-7 do, where K's stage keys are 16
+/// bytes apart ([vector][key], x-split) or m 16 bytes with m odd ([key][dim]: m = HEAD / 16 + 1,
+/// heads 64, 96, 128, 192, 256; head 80 puts two keys in a bank group, head 112 all eight, in
+/// either order).
 __device__ __forceinline__ int fp8_row_key(int r) {
   const int q = (r % 8) / 2;
   const bool high = (r >= 8) != (q >= 2);
