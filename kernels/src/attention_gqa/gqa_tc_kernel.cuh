@@ -87,11 +87,32 @@ __device__ __forceinline__ uint32_t lds32(const uint8_t* p) {
 /// bytes apart ([vector][key], x-split) or m 16 bytes with m odd ([key][dim]: m = HEAD / 16 + 1,
 /// heads 64, 96, 128, 192, 256; head 80 puts two keys in a bank group, head 112 all eight, in
 /// either order).
-__device__ __forceinline__ int fp8_row_key(int r) {
+__host__ __device__ constexpr int fp8_row_key(int r) {
   const int q = (r % 8) / 2;
   const bool high = (r >= 8) != (q >= 2);
   return 4 * q + r % 2 + (high ? 2 : 0);
 }
+/// What value_fragment and key_fragment rely on: fp8_row_key is a permutation of 0..15; lane
+/// q's columns 2q, 2q + 1 are bytes 4q + 2s, 4q + 2s + 1 and columns 2q + 8, 2q + 9 bytes
+/// 4q + 2 (1 - s), .. + 1 (s = 1 for q >= 2: the halves swapped); rows 0-7, and rows 8-15, are
+/// keys of eight distinct residues mod 8 (bank groups of 16-byte key rows).
+constexpr bool fp8_row_key_holds() {
+  int seen = 0, low_residues = 0, high_residues = 0;
+  for (int r = 0; r < 16; ++r) {
+    seen |= 1 << fp8_row_key(r);
+    (r < 8 ? low_residues : high_residues) |= 1 << (fp8_row_key(r) % 8);
+  }
+  for (int q = 0; q < 4; ++q) {
+    const int s = q >= 2 ? 1 : 0;
+    if (fp8_row_key(2 * q) != 4 * q + 2 * s || fp8_row_key(2 * q + 1) != 4 * q + 2 * s + 1 ||
+        fp8_row_key(2 * q + 8) != 4 * q + 2 * (1 - s) ||
+        fp8_row_key(2 * q + 9) != 4 * q + 2 * (1 - s) + 1) {
+      return false;
+    }
+  }
+  return seen == 0xffff && low_residues == 0xff && high_residues == 0xff;
+}
+static_assert(fp8_row_key_holds(), "fp8_row_key: the order the fp8 fragments assume");
 
 /// A fragment of S^T = K Q^T for keys key0..key0+15 (the rows) and dims d0..d0+15 (d0 a
 /// multiple of 16) of a K stage laid out as `ks` (KeyStage): a0 = (row g, k c2..), a1 = (row
