@@ -17,21 +17,17 @@ KernelStatus dispatch_gqa(int64_t head_size, const GqaLaunchShape& shape, const 
   return dispatch_head_size(head_size, [&](auto head_tag) {
     constexpr int kHead = decltype(head_tag)::value;
     if (shape.tensor_cores) {
+      const bool fp8 = params.kv_dtype == PC_DTYPE_FP8_E4M3 || params.kv_dtype == PC_DTYPE_FP8_E5M2;
       auto launch_rows = [&](auto rows_tag) {
         constexpr int kRows = decltype(rows_tag)::value;
-        // The cache holds T or the fp8 codes of p.kv_dtype.
-        auto launch_cache = [&](auto t_tag) {
-          using T = decltype(t_tag);
-          if (params.kv_dtype == PC_DTYPE_FP8_E4M3) {
-            return launch_gqa_tc<kHead, kRows, T, __nv_fp8_e4m3>(params, stream);
-          }
-          if (params.kv_dtype == PC_DTYPE_FP8_E5M2) {
-            return launch_gqa_tc<kHead, kRows, T, __nv_fp8_e5m2>(params, stream);
-          }
-          return launch_gqa_tc<kHead, kRows, T, T>(params, stream);
-        };
-        if (params.io_dtype == PC_DTYPE_FLOAT16) return launch_cache(__half{});
-        if (params.io_dtype == PC_DTYPE_BFLOAT16) return launch_cache(__nv_bfloat16{});
+        if (params.io_dtype == PC_DTYPE_FLOAT16) {
+          return fp8 ? launch_gqa_tc<kHead, kRows, __half, uint8_t>(params, stream)
+                     : launch_gqa_tc<kHead, kRows, __half, __half>(params, stream);
+        }
+        if (params.io_dtype == PC_DTYPE_BFLOAT16) {
+          return fp8 ? launch_gqa_tc<kHead, kRows, __nv_bfloat16, uint8_t>(params, stream)
+                     : launch_gqa_tc<kHead, kRows, __nv_bfloat16, __nv_bfloat16>(params, stream);
+        }
         return KernelStatus::invalid("v3_gqa: tensor cores need float16 or bfloat16 queries");
       };
       switch (shape.rows_per_block) {

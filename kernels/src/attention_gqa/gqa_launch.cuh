@@ -73,14 +73,10 @@ KernelStatus launch_gqa_tc(const GqaParams& p, cudaStream_t stream) {
   template KernelStatus launch_gqa_tc<HEAD, ROWS, __half, __half>(const GqaParams&, cudaStream_t); \
   template KernelStatus launch_gqa_tc<HEAD, ROWS, __nv_bfloat16, __nv_bfloat16>(const GqaParams&,  \
                                                                                 cudaStream_t);     \
-  template KernelStatus launch_gqa_tc<HEAD, ROWS, __half, __nv_fp8_e4m3>(const GqaParams&,         \
-                                                                         cudaStream_t);            \
-  template KernelStatus launch_gqa_tc<HEAD, ROWS, __half, __nv_fp8_e5m2>(const GqaParams&,         \
-                                                                         cudaStream_t);            \
-  template KernelStatus launch_gqa_tc<HEAD, ROWS, __nv_bfloat16, __nv_fp8_e4m3>(const GqaParams&,  \
-                                                                                cudaStream_t);     \
-  template KernelStatus launch_gqa_tc<HEAD, ROWS, __nv_bfloat16, __nv_fp8_e5m2>(const GqaParams&,  \
-                                                                                cudaStream_t);
+  template KernelStatus launch_gqa_tc<HEAD, ROWS, __half, uint8_t>(const GqaParams&,               \
+                                                                   cudaStream_t);                  \
+  template KernelStatus launch_gqa_tc<HEAD, ROWS, __nv_bfloat16, uint8_t>(const GqaParams&,        \
+                                                                          cudaStream_t);
 #define PAGECHECK_GQA_INSTANTIATE(HEAD)                                      \
   template KernelStatus launch_gqa<HEAD, 4>(const GqaParams&, cudaStream_t); \
   template KernelStatus launch_gqa<HEAD, 8>(const GqaParams&, cudaStream_t); \

@@ -3,7 +3,6 @@
 /// in the generated gqa_h<N>.cu files only (kernels/cmake/kernel_instantiations.cmake).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -18,8 +17,8 @@ namespace pagecheck::kernels {
 template <int HEAD, int ROWS>
 KernelStatus launch_gqa(const GqaParams& params, cudaStream_t stream);
 /// The same with the tensor-core partition kernel (gqa_tc_kernel.cuh) for queries of T (__half
-/// or __nv_bfloat16) on a cache of KV (T, or __nv_fp8_e4m3 / __nv_fp8_e5m2 codes), ROWS (8 or
-/// 16) rows a chunk.
+/// or __nv_bfloat16) on a cache of KV (T, or uint8_t for fp8 codes), ROWS (8 or 16) rows a
+/// chunk.
 template <int HEAD, int ROWS, class T, class KV>
 KernelStatus launch_gqa_tc(const GqaParams& params, cudaStream_t stream);
 

@@ -153,12 +153,12 @@ inline constexpr int32_t choose_gqa_partition_size(int64_t row_blocks, int64_t w
   const int64_t sms = sm_count > 0 ? sm_count : 132;
   const int64_t one_block = sms - sms / 8;
   const bool whole = in_flight_keys > 0 && work_len <= in_flight_keys;
-  if (blocks_per_sm > 1) {
-    const int32_t more = detail::gqa_partition_size_for(row_blocks, work_len, max_context_len,
-                                                        one_block * blocks_per_sm, whole);
-    if (more >= kGqaMinKeysForMoreBlocks) return more;
-  }
-  return detail::gqa_partition_size_for(row_blocks, work_len, max_context_len, one_block, whole);
+  const int32_t one =
+      detail::gqa_partition_size_for(row_blocks, work_len, max_context_len, one_block, whole);
+  if (blocks_per_sm <= 1) return one;
+  const int32_t more = detail::gqa_partition_size_for(row_blocks, work_len, max_context_len,
+                                                      one_block * blocks_per_sm, whole);
+  return more >= kGqaMinKeysForMoreBlocks ? more : one;
 }
 
 }  // namespace pagecheck::kernels

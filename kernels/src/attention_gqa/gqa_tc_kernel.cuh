@@ -1,6 +1,6 @@
 #pragma once
 /// v3_gqa's tensor-core partition kernel (docs/kernels.md, "v3_gqa"), for float16 / bfloat16
-/// queries T on a cache of T or of fp8 codes (KV = __nv_fp8_e4m3 or __nv_fp8_e5m2, exact
+/// queries T on a cache of T or of fp8 codes (KV = uint8_t, e4m3 or e5m2 by p.kv_dtype, exact
 /// in T) whose K tensor has 16-byte vectors along the dims and whose V tensor has them along
 /// the dims or the slots. One block of GqaTcTraits::kWarps warps per (kv head, row chunk of
 /// ROWS = 8 or 16 rows) x sequence x partition; rows as in gqa_kernel.cuh (row v = i * group +
@@ -21,9 +21,7 @@
 ///  4. P^T rounded to the query dtype (the one declared rounding) and turned into the B
 ///     fragments of O^T += V^T P^T by movmatrix; V's A fragments by ldmatrix.
 /// fp8 stages are converted to T as the fragments are read (k_scale joins the logit scale,
-/// v_scale the output), each lane's share of a fragment row in one 32-bit load: K's dims are
-/// taken in the order of key_fragment (Q's fragments in the same order), and where V is
-/// [dim][key] the rows of S^T in the order of fp8_row_key (the masks and V's fragments follow).
+/// v_scale the output).
 /// Finally the warps' (max, sum, O) are merged in shared memory and written by write_row, a
 /// row per warp at a time.
 /// Fragment layouts: PTX ISA, mma.m16n8k16 (row g = lane / 4, column pair 2 (lane % 4)).
@@ -41,112 +39,51 @@
 
 namespace pagecheck::kernels::gqa {
 
-/// True for an fp8 cache of e5m2 codes (KV = __nv_fp8_e5m2).
-template <class KV>
-inline constexpr bool kE5m2 = std::is_same_v<KV, __nv_fp8_e5m2>;
-
-/// The two fp8 codes of KV (an fp8 type) in bytes 2 HIGH, 2 HIGH + 1 of `w` as two T in one
-/// register, exactly (every e4m3 / e5m2 value is a float16 and a bfloat16 value). The kind is
-/// a compile-time type, so that each conversion is one instruction (a run-time kind issued both
-/// conversions, predicated). e5m2 into float16 is a byte move: an e5m2 code is the high byte of
-/// the float16 of the same value (1 sign, 5 exponent bits of bias 15, 2 mantissa bits), NaN and
-/// infinities included.
-template <class T, class KV, int HIGH>
-__device__ __forceinline__ uint32_t fp8x2_as(uint32_t w) {
-  static_assert(HIGH == 0 || HIGH == 1, "the low or the high half");
-  if constexpr (kE5m2<KV> && std::is_same_v<T, __half>) {
-    return __byte_perm(w, 0u, HIGH ? 0x3424u : 0x1404u);  // bytes {0, b0, 0, b1}
+/// Two fp8 codes (low byte first) as two T in one register, exactly (every e4m3 / e5m2 value
+/// is a float16 and a bfloat16 value).
+template <class T>
+__device__ __forceinline__ uint32_t fp8x2_as(uint32_t two, bool e5m2) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two & 0xffffu),
+                                                   e5m2 ? __NV_E5M2 : __NV_E4M3);
+  if constexpr (std::is_same_v<T, __half>) {
+    return uint32_t{h.x} | (uint32_t{h.y} << 16);
   } else {
-    const uint32_t two = HIGH ? w >> 16 : w & 0xffffu;
-    const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two),
-                                                     kE5m2<KV> ? __NV_E5M2 : __NV_E4M3);
-    if constexpr (std::is_same_v<T, __half>) {
-      return uint32_t{h.x} | (uint32_t{h.y} << 16);
-    } else {
-      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
-      return pack2<T>(f.x, f.y);
-    }
+    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
+    return pack2<T>(f.x, f.y);
   }
 }
-/// The bytes of shared cache elements.
-template <class KV>
-__device__ __forceinline__ const uint8_t* bytes_of(const KV* p) {
-  return reinterpret_cast<const uint8_t*>(p);
+/// The 16 bits at shared address `p` (2-byte aligned).
+__device__ __forceinline__ uint32_t lds16(const uint8_t* p) {
+  return *reinterpret_cast<const uint16_t*>(p);
 }
-/// The 32 bits at shared address `p` (4-byte aligned).
-__device__ __forceinline__ uint32_t lds32(const uint8_t* p) {
-  return *reinterpret_cast<const uint32_t*>(p);
-}
-
-/// The key (0..15 of a warp's 16) that row r of S^T (an mma M row) stands for on an fp8 cache
-/// whose V stage is [dim][key]; elsewhere row r is key r. The rows are ordered so that the
-/// keys of each lane's V fragment, its k columns 2q, 2q + 1, 2q + 8, 2q + 9 (q = lane % 4), are
-/// the four bytes 4q..4q + 3 of a stage row (one 32-bit load): the low half holds columns 2q,
-/// 2q + 1 for q < 2 and columns 2q + 8, 2q + 9 for q >= 2, so that the keys of rows 0-7 (and of
-/// rows 8-15) fall in eight distinct bank groups, as keys 0-7 do, where K's stage keys are 16
-/// bytes apart ([vector][key], x-split) or m 16 bytes with m odd ([key][dim]: m = HEAD / 16 + 1,
-/// heads 64, 96, 128, 192, 256; head 80 puts two keys in a bank group, head 112 all eight, in
-/// either order).
-__host__ __device__ constexpr int fp8_row_key(int r) {
-  const int q = (r % 8) / 2;
-  const bool high = (r >= 8) != (q >= 2);
-  return 4 * q + r % 2 + (high ? 2 : 0);
-}
-/// What value_fragment and key_fragment rely on: fp8_row_key is a permutation of 0..15; lane
-/// q's columns 2q, 2q + 1 are bytes 4q + 2s, 4q + 2s + 1 and columns 2q + 8, 2q + 9 bytes
-/// 4q + 2 (1 - s), .. + 1 (s = 1 for q >= 2: the halves swapped); rows 0-7, and rows 8-15, are
-/// keys of eight distinct residues mod 8 (bank groups of 16-byte key rows).
-constexpr bool fp8_row_key_holds() {
-  int seen = 0, low_residues = 0, high_residues = 0;
-  for (int r = 0; r < 16; ++r) {
-    seen |= 1 << fp8_row_key(r);
-    (r < 8 ? low_residues : high_residues) |= 1 << (fp8_row_key(r) % 8);
-  }
-  for (int q = 0; q < 4; ++q) {
-    const int s = q >= 2 ? 1 : 0;
-    if (fp8_row_key(2 * q) != 4 * q + 2 * s || fp8_row_key(2 * q + 1) != 4 * q + 2 * s + 1 ||
-        fp8_row_key(2 * q + 8) != 4 * q + 2 * (1 - s) ||
-        fp8_row_key(2 * q + 9) != 4 * q + 2 * (1 - s) + 1) {
-      return false;
-    }
-  }
-  return seen == 0xffff && low_residues == 0xff && high_residues == 0xff;
-}
-static_assert(fp8_row_key_holds(), "fp8_row_key: the order the fp8 fragments assume");
 
 /// A fragment of S^T = K Q^T for keys key0..key0+15 (the rows) and dims d0..d0+15 (d0 a
-/// multiple of 16) of a K stage laid out as `ks` (KeyStage): a0 = (row g, k c2..), a1 = (row
-/// g + 8, k c2..), a2 = (row g, k c2 + 8..), a3 = (row g + 8, k c2 + 8..). 16-bit stages: row i
-/// is key key0 + i and k i is dim d0 + i; in either stage layout the 16 bytes an ldmatrix row
-/// address names are 8 dims of one key. fp8 stages: rows g and g + 8 are the stage keys
-/// krow0 and krow1, and k columns 2q, 2q + 1, 2q + 8, 2q + 9 (q = lane % 4) are dims d0 + 4q
-/// .. d0 + 4q + 3, one 32-bit load a row (the Q fragments take the same dims, qf).
+/// multiple of 16) of a K stage laid out as `ks` (KeyStage): a0 = (key g, dims c2..), a1 = (key
+/// g + 8, dims c2..), a2 = (key g, dims c2 + 8..), a3 = (key g + 8, dims c2 + 8..). In either
+/// stage layout the 16 bytes an ldmatrix row address names are 8 dims of one key.
 template <class T, class KV>
 __device__ __forceinline__ void key_fragment(uint32_t (&a)[4], const KV* kt, KeyStage ks, int key0,
-                                             int krow0, int krow1, int d0, int lane) {
+                                             int d0, int lane, bool e5m2) {
   constexpr int kVec = 16 / static_cast<int>(sizeof(KV));
   if constexpr (sizeof(KV) == 2) {
     // Matrix j of the ldmatrix: keys key0 + 8 (j % 2).., dims d0 + 8 (j / 2)...
     const int d = d0 + 8 * (lane / 16);
     ldmatrix_x4(a, kt + (key0 + lane % 8 + 8 * ((lane / 8) % 2)) * ks.key + d / kVec * ks.vector);
   } else {  // dims d0.. lie in one 16-byte vector
-    const uint8_t* const vec = bytes_of(kt) + d0 / kVec * ks.vector + 4 * (lane % 4);
-    const uint32_t w0 = lds32(vec + krow0 * ks.key), w1 = lds32(vec + krow1 * ks.key);
-    a[0] = fp8x2_as<T, KV, 0>(w0);
-    a[1] = fp8x2_as<T, KV, 0>(w1);
-    a[2] = fp8x2_as<T, KV, 1>(w0);
-    a[3] = fp8x2_as<T, KV, 1>(w1);
+    const uint8_t* row = kt + (key0 + lane / 4) * ks.key + d0 / kVec * ks.vector + 2 * (lane % 4);
+    a[0] = fp8x2_as<T>(lds16(row), e5m2);
+    a[1] = fp8x2_as<T>(lds16(row + 8 * ks.key), e5m2);
+    a[2] = fp8x2_as<T>(lds16(row + 8), e5m2);
+    a[3] = fp8x2_as<T>(lds16(row + 8 * ks.key + 8), e5m2);
   }
 }
 
 /// A fragment of O^T = V^T P^T for dims d0..d0+15 (the rows) and keys key0..key0+15: a0 = (dim
-/// g, k c2..), a1 = (dim g + 8, k c2..), a2 = (dim g, k c2 + 8..), a3 = (dim g + 8, k c2 + 8..),
-/// k column i the key of S^T's row i (key0 + i; fp8 with V_SLOTS: key0 + fp8_row_key(i), so
-/// that a lane's four keys are one 32-bit word). V_SLOTS: the stage is [dim][key]
-/// (SLOT_STRIDE), else [key][dim] (ROW_STRIDE).
+/// g, keys c2..), a1 = (dim g + 8, keys c2..), a2 = (dim g, keys c2 + 8..), a3 = (dim g + 8, keys
+/// c2 + 8..). V_SLOTS: the stage is [dim][key] (SLOT_STRIDE), else [key][dim] (ROW_STRIDE).
 template <class T, class KV, bool V_SLOTS, int ROW_STRIDE, int SLOT_STRIDE>
 __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, int key0, int d0,
-                                               int lane) {
+                                               int lane, bool e5m2) {
   if constexpr (sizeof(KV) == 2) {
     if constexpr (V_SLOTS) {
       // Matrix j: dims d0 + 8 (j % 2).., keys key0 + 8 (j / 2)...
@@ -157,29 +94,21 @@ __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, i
       ldmatrix_x4_trans(
           a, vt + (key0 + lane % 8 + 8 * (lane / 16)) * ROW_STRIDE + d0 + 8 * ((lane / 8) % 2));
     }
-  } else if constexpr (V_SLOTS) {
-    // Bytes 4q..4q + 3 of dim rows g and g + 8: k columns 2q, 2q + 1 in the low half and 2q + 8,
-    // 2q + 9 in the high half, swapped for q >= 2 (fp8_row_key).
-    const int q = lane % 4;
-    const uint32_t order = q >= 2 ? 0x1032u : 0x3210u;
-    const uint8_t* const row = bytes_of(vt) + (d0 + lane / 4) * SLOT_STRIDE + key0 + 4 * q;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {  // dims d0 + g and d0 + g + 8
-      const uint32_t w = __byte_perm(lds32(row + 8 * h * SLOT_STRIDE), 0u, order);
-      a[h] = fp8x2_as<T, KV, 0>(w);
-      a[h + 2] = fp8x2_as<T, KV, 1>(w);
-    }
   } else {
-    const uint8_t* const vb = bytes_of(vt);
     const int dim = d0 + lane / 4, key = key0 + 2 * (lane % 4);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {  // dims d0.. and d0 + 8..
       const int dd = dim + 8 * h;
 #pragma unroll
       for (int k = 0; k < 2; ++k) {  // keys key.. and key + 8..
-        const uint32_t two = uint32_t{vb[(key + 8 * k) * ROW_STRIDE + dd]} |
-                             (uint32_t{vb[(key + 8 * k + 1) * ROW_STRIDE + dd]} << 8);
-        a[h + 2 * k] = fp8x2_as<T, KV, 0>(two);
+        uint32_t two;
+        if constexpr (V_SLOTS) {
+          two = lds16(vt + dd * SLOT_STRIDE + key + 8 * k);
+        } else {
+          two = uint32_t{vt[(key + 8 * k) * ROW_STRIDE + dd]} |
+                (uint32_t{vt[(key + 8 * k + 1) * ROW_STRIDE + dd]} << 8);
+        }
+        a[h + 2 * k] = fp8x2_as<T>(two, e5m2);
       }
     }
   }
@@ -190,14 +119,14 @@ __device__ __forceinline__ void value_fragment(uint32_t (&a)[4], const KV* vt, i
 template <int HEAD, class T, class KV, bool V_SLOTS, int NR, int NM>
 __device__ __forceinline__ void accumulate_values(float (&o)[NR][NM][4],
                                                   const uint32_t (&pb)[NR][2], const KV* vt,
-                                                  int key0, int dim0, int lane) {
+                                                  int key0, int dim0, int lane, bool e5m2) {
   using Tr = GqaTcTraits<HEAD, sizeof(KV)>;
   static_assert(NM * 16 == Tr::kDimsPerWarp, "the warp's m-tiles");
 #pragma unroll
   for (int m = 0; m < NM; ++m) {
     uint32_t a[4];
     value_fragment<T, KV, V_SLOTS, Tr::kRowStride, Tr::kSlotStride>(a, vt, key0, dim0 + m * 16,
-                                                                    lane);
+                                                                    lane, e5m2);
 #pragma unroll
     for (int n = 0; n < NR; ++n) mma_16816<T>(o[n][m], a, pb[n][0], pb[n][1]);
   }
@@ -219,6 +148,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   launch_dependents();
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, c2 = 2 * (lane % 4);
+  const bool e5m2 = p.kv_dtype == PC_DTYPE_FP8_E5M2;
 
   BlockSpan span;
   if (!partition_block<HEAD>(p, Tr::kRows, Tr::kThreads, span)) return;
@@ -239,19 +169,17 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   constexpr int kQPerLane = (HEAD + 31) / 32;
   constexpr int kEarlyQRegisters = 8;
   constexpr bool kEarlyQ = kQRowsPerWarp * kQPerLane <= kEarlyQRegisters && Tr::kDimSplit == 1;
-  // Row r's query vector; null past the chunk's rows.
-  auto query_row = [&](int r) -> const T* {
-    if (r >= s.nrows) return nullptr;
-    const RowInfo row = row_info(p, s, kv_head, r);
-    return static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
-           row.head * p.query_stride_head;
-  };
   T q_regs[kQRowsPerWarp][kQPerLane];
   if constexpr (kEarlyQ) {
 #pragma unroll
     for (int k = 0; k < kQRowsPerWarp; ++k) {
       const int r = warp + k * Tr::kWarps;
-      const T* const q_row = r < Tr::kRows ? query_row(r) : nullptr;
+      const T* q_row = nullptr;
+      if (r < Tr::kRows && r < s.nrows) {
+        const RowInfo row = row_info(p, s, kv_head, r);
+        q_row = static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
+                row.head * p.query_stride_head;
+      }
 #pragma unroll
       for (int j = 0; j < kQPerLane; ++j) {
         const int d = lane + 32 * j;
@@ -326,12 +254,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
       for (int e = 0; e < 4; ++e) o[n][m][e] = 0.f;
     }
   }
-  // Q's B fragments of every row tile and k-step (k c2.. and c2 + 8.. of row 8 n + g: dims c2..
-  // and c2 + 8.., on an fp8 cache dims 4q.. and 4q + 2.. as in key_fragment), read once stage 0
-  // has landed (the Q tile is written while the first stages are in flight).
+  // Q's B fragments of every row tile and k-step (dims c2.. and c2 + 8.. of row 8 n + g), read
+  // once stage 0 has landed (the Q tile is written while the first stages are in flight).
   uint32_t qf[kNr][kKs][2];
-  const int qd0 = sizeof(KV) == 1 ? 4 * (lane % 4) : c2;
-  const int qd1 = sizeof(KV) == 1 ? qd0 + 2 : c2 + 8;
 
   // One copy site: iterations t < 0 only fill the first kStages - 1 stages; iteration t >= 0
   // waits for stage t, issues stage t + kStages - 1 and computes stage t.
@@ -363,10 +288,6 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
   load_next(0);
   const int key_group = warp % Tr::kKeyGroups;
   const int key0 = key_group * Tr::kKeysPerWarp;
-  // The stage keys of this thread's rows g and g + 8 of S^T (fp8_row_key).
-  const bool row_order = sizeof(KV) == 1 && v_slots;
-  const int krow0 = key0 + (row_order ? fp8_row_key(g) : g);
-  const int krow1 = key0 + (row_order ? fp8_row_key(g + 8) : g + 8);
   const int dim0 = (warp / Tr::kKeyGroups) * Tr::kDimsPerWarp;
 #pragma unroll 1
   for (int t = 1 - kStages; t < ntiles; ++t) {
@@ -385,7 +306,12 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
         }
       } else {  // a row per warp at a time, each element stored as it arrives
         for (int r = warp; r < Tr::kRows; r += Tr::kWarps) {
-          const T* const q_row = query_row(r);
+          const T* q_row = nullptr;
+          if (r < s.nrows) {
+            const RowInfo row = row_info(p, s, kv_head, r);
+            q_row = static_cast<const T*>(p.query) + row.qrow * p.query_stride_token +
+                    row.head * p.query_stride_head;
+          }
           for (int d = lane; d < HEAD; d += 32)
             q_s[r * kQs + d] = q_row != nullptr ? q_row[d] : T(0.f);
         }
@@ -400,9 +326,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
       for (int n = 0; n < kNr; ++n) {
 #pragma unroll
         for (int ks = 0; ks < kKs; ++ks) {
-          const T* const q_row = q_s + (8 * n + g) * kQs + ks * 16;
-          qf[n][ks][0] = *reinterpret_cast<const uint32_t*>(q_row + qd0);
-          qf[n][ks][1] = *reinterpret_cast<const uint32_t*>(q_row + qd1);
+          const T* const q_row = q_s + (8 * n + g) * kQs + ks * 16 + c2;
+          qf[n][ks][0] = *reinterpret_cast<const uint32_t*>(q_row);
+          qf[n][ks][1] = *reinterpret_cast<const uint32_t*>(q_row + 8);
         }
       }
     }
@@ -435,14 +361,13 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
 #pragma unroll
     for (int ks = 0; ks < kKs; ++ks) {
       uint32_t a[4];
-      key_fragment<T, KV>(a, kt, items.k_order, key0, krow0, krow1, ks * 16, lane);
+      key_fragment<T, KV>(a, kt, items.k_order, key0, ks * 16, lane, e5m2);
 #pragma unroll
       for (int n = 0; n < kNr; ++n)
         mma_16816<T>(ks % 2 == 0 ? sc[n] : sd[n], a, qf[n][ks][0], qf[n][ks][1]);
     }
 
-    // 3. Logits and the online softmax: sc[n][e] is key krow0 (e < 2) or krow1 of row 8 n + c2 + e
-    // % 2.
+    // 3. Logits and the online softmax: sc[n][e] is key g + 8 (e / 2) of row 8 n + c2 + e % 2.
     bool rescale = false;
     float alpha[kNr][2];
 #pragma unroll
@@ -451,7 +376,7 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int i = e % 2;
-        const int tok = tile0 + (e < 2 ? krow0 : krow1);
+        const int tok = tile0 + key0 + g + 8 * (e / 2);
         float x = pre * (sc[n][e] + sd[n][e]);
         if (capped) x = cap2 * tanhf(x);
         x = fmaf(row_slope[n][i], static_cast<float>(tok - row_pos[n][i]), x);
@@ -501,9 +426,9 @@ __global__ void __launch_bounds__(GqaTcTraits<HEAD, sizeof(KV), ROWS>::kThreads,
       pb[n][1] = movmatrix_trans(pack2<T>(sc[n][2], sc[n][3]));
     }
     if (v_slots) {
-      accumulate_values<HEAD, T, KV, true>(o, pb, vt, key0, dim0, lane);
+      accumulate_values<HEAD, T, KV, true>(o, pb, vt, key0, dim0, lane, e5m2);
     } else {
-      accumulate_values<HEAD, T, KV, false>(o, pb, vt, key0, dim0, lane);
+      accumulate_values<HEAD, T, KV, false>(o, pb, vt, key0, dim0, lane, e5m2);
     }
   }
   cp_async_wait<0>();
